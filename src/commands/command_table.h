@@ -1,0 +1,123 @@
+// The declarative command table: name, arity, flags, key positions, ACL categories, docs.
+// Dispatch, COMMAND, ACL and cluster key checks all read it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace vireo {
+
+struct CommandContext;
+using CommandHandler = void (*)(CommandContext& ctx);
+
+// Command flags, named as COMMAND INFO reports them.
+enum CommandFlag : uint32_t {
+  kCmdWrite = 1u << 0,
+  kCmdReadonly = 1u << 1,
+  kCmdDenyOom = 1u << 2,
+  kCmdAdmin = 1u << 3,
+  kCmdPubSub = 1u << 4,
+  kCmdNoScript = 1u << 5,
+  kCmdBlocking = 1u << 6,
+  kCmdLoading = 1u << 7,
+  kCmdStale = 1u << 8,
+  kCmdSkipMonitor = 1u << 9,
+  kCmdSkipSlowlog = 1u << 10,
+  kCmdFast = 1u << 11,
+  kCmdNoAuth = 1u << 12,
+  kCmdMayReplicate = 1u << 13,
+  kCmdNoMulti = 1u << 14,
+  kCmdMovableKeys = 1u << 15,
+  kCmdAllowBusy = 1u << 16,
+  kCmdSentinel = 1u << 17,
+  kCmdNoMandatoryKeys = 1u << 18,
+  kCmdProtected = 1u << 19,  // DEBUG/MODULE: gated by enable-*-command
+};
+
+// ACL categories, as in ACL CAT.
+enum AclCategory : uint64_t {
+  kAclKeyspace = 1ull << 0,
+  kAclRead = 1ull << 1,
+  kAclWrite = 1ull << 2,
+  kAclSet = 1ull << 3,
+  kAclSortedSet = 1ull << 4,
+  kAclList = 1ull << 5,
+  kAclHash = 1ull << 6,
+  kAclString = 1ull << 7,
+  kAclBitmap = 1ull << 8,
+  kAclHyperLogLog = 1ull << 9,
+  kAclGeo = 1ull << 10,
+  kAclStream = 1ull << 11,
+  kAclPubSub = 1ull << 12,
+  kAclAdmin = 1ull << 13,
+  kAclFast = 1ull << 14,
+  kAclSlow = 1ull << 15,
+  kAclBlocking = 1ull << 16,
+  kAclDangerous = 1ull << 17,
+  kAclConnection = 1ull << 18,
+  kAclTransaction = 1ull << 19,
+  kAclScripting = 1ull << 20,
+};
+
+// Calls and time per command, for INFO commandstats.
+struct CommandStats {
+  uint64_t calls = 0;
+  uint64_t usec = 0;
+  uint64_t rejected_calls = 0;
+  uint64_t failed_calls = 0;
+};
+
+struct CommandSpec {
+  std::string name;  // lower case; subcommands are "parent|sub"
+  int arity = 0;     // positive: exact argc; negative: at least -arity
+  uint32_t flags = 0;
+  uint64_t acl = 0;
+  int first_key = 0, last_key = 0, key_step = 0;  // legacy key spec (last -1 = to the end)
+  CommandHandler handler = nullptr;
+  std::string group;  // "string", "generic", "server", "connection", ...
+  std::string summary;
+  std::string since;
+  std::string complexity;
+  std::vector<CommandSpec> subcommands;  // for container commands (CONFIG, CLIENT, ...)
+  mutable CommandStats stats;
+
+  bool IsContainer() const { return !subcommands.empty(); }
+  // Subcommand by (case-insensitive) name, or nullptr.
+  const CommandSpec* FindSubcommand(std::string_view sub) const;
+  // The name users see in errors: "get" or "config|get".
+  const std::string& FullName() const { return name; }
+};
+
+class CommandTable {
+ public:
+  void Add(CommandSpec spec);
+  // Case-insensitive lookup of a top-level command.
+  const CommandSpec* Find(std::string_view name) const;
+  // The spec that runs args (resolving a container's subcommand), or nullptr when unknown.
+  const CommandSpec* Resolve(const std::vector<std::string_view>& args) const;
+  const std::vector<const CommandSpec*>& All() const { return ordered_; }
+  size_t Size() const { return ordered_.size(); }
+  // Key positions of args for spec (COMMAND GETKEYS, cluster checks).
+  static std::vector<int> KeyPositions(const CommandSpec& spec,
+                                       const std::vector<std::string_view>& args);
+  void ResetStats() const;
+
+ private:
+  std::unordered_map<std::string, CommandSpec*> by_name_;
+  std::vector<const CommandSpec*> ordered_;
+  std::vector<std::unique_ptr<CommandSpec>> storage_;
+};
+
+// Names of the set flag bits / ACL categories, as COMMAND INFO prints them.
+std::vector<std::string> CommandFlagNames(uint32_t flags);
+std::vector<std::string> AclCategoryNames(uint64_t acl);
+
+// The process-wide table, filled once at start-up by RegisterAllCommands.
+CommandTable& Commands();
+void RegisterAllCommands();
+
+}  // namespace vireo

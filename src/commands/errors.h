@@ -1,0 +1,31 @@
+// Every error text the server replies, named once (Valkey's exact wording).
+#pragma once
+
+namespace vireo::errors {
+
+inline constexpr const char* kSyntax = "ERR syntax error";
+inline constexpr const char* kNotInteger = "ERR value is not an integer or out of range";
+inline constexpr const char* kNotFloat = "ERR value is not a valid float";
+inline constexpr const char* kWrongType =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr const char* kNoSuchKey = "ERR no such key";
+inline constexpr const char* kNoAuth = "NOAUTH Authentication required.";
+inline constexpr const char* kWrongPass =
+    "WRONGPASS invalid username-password pair or user is disabled.";
+inline constexpr const char* kAuthNotSet =
+    "ERR AUTH <password> called without any password configured for the default user. Are you "
+    "sure your configuration is correct?";
+inline constexpr const char* kDbIndexOutOfRange = "ERR DB index is out of range";
+inline constexpr const char* kInvalidDbIndex = "ERR invalid DB index";
+inline constexpr const char* kOverflow = "ERR increment or decrement would overflow";
+inline constexpr const char* kStringTooLong = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+inline constexpr const char* kInvalidExpire = "ERR invalid expire time in '%s' command";
+inline constexpr const char* kMaxClients = "ERR max number of clients reached";
+inline constexpr const char* kOutOfRange = "ERR index out of range";
+inline constexpr const char* kOffsetOutOfRange = "ERR offset is out of range";
+inline constexpr const char* kSameObject = "ERR source and destination objects are the same";
+inline constexpr const char* kNanOrInf = "ERR increment would produce NaN or Infinity";
+inline constexpr const char* kInvalidCursor = "ERR invalid cursor";
+inline constexpr const char* kTimeoutNotInteger = "ERR timeout is not an integer or out of range";
+
+}  // namespace vireo::errors

@@ -1,0 +1,8 @@
+// Keys family (placeholder).
+#include "commands/registry.h"
+
+namespace vireo {
+
+void RegisterKeyCommands(CommandTable&) {}
+
+}  // namespace vireo

@@ -1,0 +1,16 @@
+// One Register function per command family; RegisterAllCommands calls them all.
+#pragma once
+
+#include "commands/command_table.h"
+
+namespace vireo {
+
+// The Redis version we report (INFO redis_version, HELLO): clients gate features on it.
+inline constexpr const char* kCompatVersion = "7.2.4";
+
+void RegisterConnectionCommands(CommandTable& t);
+void RegisterStringCommands(CommandTable& t);
+void RegisterKeyCommands(CommandTable& t);
+void RegisterServerCommands(CommandTable& t);
+
+}  // namespace vireo

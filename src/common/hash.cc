@@ -1,0 +1,23 @@
+#include "common/hash.h"
+
+#include <sys/random.h>
+#include <xxhash.h>
+
+namespace vireo {
+namespace {
+
+uint64_t InitialSeed() {
+  uint64_t seed = 0;
+  if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed)) seed = 0x9e3779b97f4a7c15ULL;
+  return seed;
+}
+
+uint64_t g_seed = InitialSeed();
+
+}  // namespace
+
+uint64_t HashBytes(std::string_view s) { return XXH3_64bits_withSeed(s.data(), s.size(), g_seed); }
+
+void SetHashSeed(uint64_t seed) { g_seed = seed; }
+
+}  // namespace vireo

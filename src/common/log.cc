@@ -1,0 +1,49 @@
+#include "common/log.h"
+
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <ctime>
+
+namespace vireo {
+namespace {
+
+LogLevel g_level = LogLevel::kNotice;
+std::string g_file;
+
+}  // namespace
+
+void ConfigureLog(const std::string& level, const std::string& file) {
+  if (level == "debug") g_level = LogLevel::kDebug;
+  else if (level == "verbose") g_level = LogLevel::kVerbose;
+  else if (level == "warning") g_level = LogLevel::kWarning;
+  else g_level = LogLevel::kNotice;
+  g_file = file;
+}
+
+void LogAt(LogLevel level, const char* fmt, ...) {
+  if (level < g_level) return;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  struct tm tm;
+  localtime_r(&tv.tv_sec, &tm);
+  char when[64];
+  size_t off = strftime(when, sizeof(when), "%d %b %Y %H:%M:%S.", &tm);
+  snprintf(when + off, sizeof(when) - off, "%03d", static_cast<int>(tv.tv_usec / 1000));
+  static const char kMarks[] = ".-*#";
+  FILE* out = g_file.empty() ? stdout : fopen(g_file.c_str(), "a");
+  if (out == nullptr) return;
+  fprintf(out, "%d:M %s %c %s\n", static_cast<int>(getpid()), when,
+          kMarks[static_cast<int>(level)], msg);
+  fflush(out);
+  if (out != stdout) fclose(out);
+}
+
+}  // namespace vireo

@@ -1,0 +1,19 @@
+// The server log, in Valkey's line format ("pid:M 29 Nov 2026 22:18:59.123 * message").
+#pragma once
+
+#include <string>
+
+namespace vireo {
+
+enum class LogLevel { kDebug = 0, kVerbose, kNotice, kWarning };
+
+// Sets level ("debug", "verbose", "notice", "warning") and file ("" = stdout).
+void ConfigureLog(const std::string& level, const std::string& file);
+
+void LogAt(LogLevel level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+#define LogDebug(...) ::vireo::LogAt(::vireo::LogLevel::kDebug, __VA_ARGS__)
+#define LogVerbose(...) ::vireo::LogAt(::vireo::LogLevel::kVerbose, __VA_ARGS__)
+#define LogNotice(...) ::vireo::LogAt(::vireo::LogLevel::kNotice, __VA_ARGS__)
+#define LogWarning(...) ::vireo::LogAt(::vireo::LogLevel::kWarning, __VA_ARGS__)
+
+}  // namespace vireo

@@ -1,0 +1,48 @@
+// epoll event loop with a periodic timer. One loop per thread; not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace vireo {
+
+// What a file descriptor's readiness calls. Plain function + object: no std::function or
+// virtual call per event.
+struct IoWatcher {
+  void (*on_event)(void* obj, uint32_t events) = nullptr;
+  void* obj = nullptr;
+};
+
+class EventLoop {
+ public:
+  static constexpr uint32_t kReadable = 1;
+  static constexpr uint32_t kWritable = 2;
+
+  EventLoop();
+  ~EventLoop();
+
+  // Registers or changes interest for fd; the watcher must outlive the registration.
+  bool Watch(int fd, uint32_t mask, IoWatcher* watcher);
+  void Unwatch(int fd);
+
+  // Calls fn every period_ms (adjustable; the server's hz).
+  void SetTimer(int64_t period_ms, std::function<void()> fn);
+  void SetTimerPeriod(int64_t period_ms) { timer_period_ms_ = period_ms; }
+  // Called once per loop iteration after events are handled (flushing replies, etc.).
+  void SetAfterEvents(std::function<void()> fn) { after_events_ = std::move(fn); }
+
+  // Runs until Stop().
+  void Run();
+  void Stop() { stop_ = true; }
+
+ private:
+  int epfd_;
+  bool stop_ = false;
+  int64_t timer_period_ms_ = 100;
+  int64_t next_timer_us_ = 0;
+  std::function<void()> timer_;
+  std::function<void()> after_events_;
+};
+
+}  // namespace vireo

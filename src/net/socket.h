@@ -1,0 +1,25 @@
+// Thin platform layer over sockets: listening, accepting, options. Errors come back as
+// strings with errno's text, for the log.
+#pragma once
+
+#include <string>
+
+namespace vireo {
+
+// Listens on addr:port (addr "*" = all IPv4, "::*" = all IPv6; a leading '-' marks an
+// optional address whose failure is not fatal). Returns the fd or -1 with *error.
+int ListenTcp(const std::string& addr, int port, int backlog, std::string* error);
+// Listens on a unix socket path with the given permissions (0 = umask default).
+int ListenUnix(const std::string& path, int perm, int backlog, std::string* error);
+// Accepts one connection (non-blocking, close-on-exec); -1 when none is pending.
+int AcceptConnection(int listen_fd);
+void SetNonBlocking(int fd);
+void SetNoDelay(int fd);
+void SetKeepAlive(int fd, int interval_s);
+// "ip:port" of the peer / local side ("/path:0" for unix sockets), as CLIENT LIST shows.
+std::string PeerAddress(int fd);
+std::string LocalAddress(int fd);
+// True if the peer address is loopback (protected mode) or a unix socket.
+bool IsLoopbackPeer(int fd);
+
+}  // namespace vireo

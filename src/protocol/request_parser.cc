@@ -1,0 +1,153 @@
+#include "protocol/request_parser.h"
+
+#include <cstring>
+
+#include "common/numbers.h"
+#include "common/split_args.h"
+
+namespace vireo {
+namespace {
+
+// Unauthenticated clients may not make the server buffer much (as Valkey).
+constexpr int64_t kUnauthMaxMultibulk = 10;
+constexpr int64_t kUnauthMaxBulk = 16384;
+
+}  // namespace
+
+void RequestParser::Reset() {
+  pos_ = 0;
+  expected_args_ = -1;
+  bulk_len_ = -1;
+  spans_.clear();
+}
+
+size_t RequestParser::PendingBulkBytes() const {
+  return bulk_len_ >= 0 ? static_cast<size_t>(bulk_len_) + 2 : 0;
+}
+
+RequestParser::Result RequestParser::Parse(const char* data, size_t len,
+                                           const ParserLimits& limits, size_t* consumed,
+                                           std::vector<std::string_view>* args) {
+  args->clear();
+  *consumed = 0;
+  if (len == 0) return Result::kIncomplete;
+  if (pos_ != 0 || data[0] == '*') return ParseMultibulk(data, len, limits, consumed, args);
+  return ParseInline(data, len, limits, consumed, args);
+}
+
+RequestParser::Result RequestParser::ParseInline(const char* data, size_t len,
+                                                 const ParserLimits& limits, size_t* consumed,
+                                                 std::vector<std::string_view>* args) {
+  const char* nl = static_cast<const char*>(memchr(data, '\n', len));
+  if (nl == nullptr) {
+    if (len > limits.max_inline) {
+      error_ = "Protocol error: too big inline request";
+      return Result::kError;
+    }
+    return Result::kIncomplete;
+  }
+  size_t line_len = static_cast<size_t>(nl - data);
+  *consumed = line_len + 1;
+  if (line_len > 0 && data[line_len - 1] == '\r') --line_len;
+  if (!SplitQuotedArgs(std::string_view(data, line_len), &inline_storage_, args)) {
+    args->clear();
+    error_ = "Protocol error: unbalanced quotes in request";
+    return Result::kError;
+  }
+  return args->empty() ? Result::kEmpty : Result::kCommand;
+}
+
+RequestParser::Result RequestParser::ParseMultibulk(const char* data, size_t len,
+                                                    const ParserLimits& limits,
+                                                    size_t* consumed,
+                                                    std::vector<std::string_view>* args) {
+  // Finds the "\r\n"-terminated number line starting at pos_ (after its type byte).
+  auto read_number_line = [&](int64_t* value, const char* too_big) -> int {
+    const char* start = data + pos_;
+    const char* cr = static_cast<const char*>(memchr(start, '\r', len - pos_));
+    if (cr == nullptr) {
+      if (len - pos_ > limits.max_inline) {
+        error_ = too_big;
+        return -1;
+      }
+      return 0;
+    }
+    // The '\n' after '\r' must have arrived too.
+    if (static_cast<size_t>(cr - data) + 1 >= len) return 0;
+    if (!ParseInt64(std::string_view(start + 1, static_cast<size_t>(cr - start - 1)), value)) {
+      *value = INT64_MIN;
+    }
+    pos_ = static_cast<size_t>(cr - data) + 2;
+    return 1;
+  };
+
+  if (expected_args_ < 0) {
+    int64_t n = 0;
+    int r = read_number_line(&n, "Protocol error: too big mbulk count string");
+    if (r < 0) return Result::kError;
+    if (r == 0) return Result::kIncomplete;
+    if (n == INT64_MIN || n > limits.max_multibulk) {
+      error_ = "Protocol error: invalid multibulk length";
+      Reset();
+      return Result::kError;
+    }
+    if (!limits.authenticated && n > kUnauthMaxMultibulk) {
+      error_ = "Protocol error: unauthenticated multibulk length";
+      Reset();
+      return Result::kError;
+    }
+    if (n <= 0) {
+      *consumed = pos_;
+      Reset();
+      return Result::kEmpty;
+    }
+    expected_args_ = n;
+    spans_.clear();
+    spans_.reserve(static_cast<size_t>(n < 1024 ? n : 1024));
+  }
+
+  while (static_cast<int64_t>(spans_.size()) < expected_args_) {
+    if (bulk_len_ < 0) {
+      if (pos_ >= len) return Result::kIncomplete;
+      if (data[pos_] != '$') {
+        static thread_local char msg[64];
+        snprintf(msg, sizeof(msg), "Protocol error: expected '$', got '%c'", data[pos_]);
+        error_ = msg;
+        Reset();
+        return Result::kError;
+      }
+      int64_t blen = 0;
+      int r = read_number_line(&blen, "Protocol error: too big bulk count string");
+      if (r < 0) {
+        Reset();
+        return Result::kError;
+      }
+      if (r == 0) return Result::kIncomplete;
+      if (blen == INT64_MIN || blen < 0 || blen > limits.max_bulk_len) {
+        error_ = "Protocol error: invalid bulk length";
+        Reset();
+        return Result::kError;
+      }
+      if (!limits.authenticated && blen > kUnauthMaxBulk) {
+        error_ = "Protocol error: unauthenticated bulk length";
+        Reset();
+        return Result::kError;
+      }
+      bulk_len_ = blen;
+    }
+    // Valkey skips the two bytes after a bulk without checking them; so do we.
+    const size_t need = static_cast<size_t>(bulk_len_) + 2;
+    if (len - pos_ < need) return Result::kIncomplete;
+    spans_.emplace_back(pos_, static_cast<size_t>(bulk_len_));
+    pos_ += need;
+    bulk_len_ = -1;
+  }
+
+  args->reserve(spans_.size());
+  for (const auto& [off, n] : spans_) args->emplace_back(data + off, n);
+  *consumed = pos_;
+  Reset();
+  return Result::kCommand;
+}
+
+}  // namespace vireo

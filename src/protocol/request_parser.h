@@ -1,0 +1,56 @@
+// Incremental RESP request parser (multibulk and inline), zero-copy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vireo {
+
+struct ParserLimits {
+  int64_t max_bulk_len = 512LL * 1024 * 1024;  // proto-max-bulk-len
+  int64_t max_multibulk = 1024 * 1024;          // arguments per command, as Valkey
+  size_t max_inline = 64 * 1024;                // inline command / length-line size
+  bool authenticated = true;  // unauthenticated clients get tighter limits, as in Valkey
+};
+
+// Parses one command at a time from the unconsumed front of a connection's read buffer.
+// The parser remembers how far it got inside an incomplete command (as offsets relative to
+// the command's first byte), so the caller may move or grow the buffer between calls as long
+// as the unconsumed bytes stay at the front. Any split of the byte stream gives the same
+// commands.
+class RequestParser {
+ public:
+  enum class Result { kCommand, kIncomplete, kEmpty, kError };
+
+  // On kCommand: *args holds views into data valid until the buffer changes, *consumed the
+  // command's byte length. On kEmpty: an empty command (blank inline line, "*0") of *consumed
+  // bytes was skipped. On kError: Error() gives Valkey's text without the "ERR " prefix.
+  Result Parse(const char* data, size_t len, const ParserLimits& limits, size_t* consumed,
+               std::vector<std::string_view>* args);
+
+  std::string_view Error() const { return error_; }
+  // True while inside a multibulk command whose bytes have not all arrived.
+  bool InProgress() const { return pos_ != 0; }
+  // Bytes still expected for the bulk being read (to size the read buffer), or 0.
+  size_t PendingBulkBytes() const;
+
+ private:
+  Result ParseMultibulk(const char* data, size_t len, const ParserLimits& limits,
+                        size_t* consumed, std::vector<std::string_view>* args);
+  Result ParseInline(const char* data, size_t len, const ParserLimits& limits, size_t* consumed,
+                     std::vector<std::string_view>* args);
+  void Reset();
+
+  // State of a partially parsed multibulk command, relative to its first byte.
+  size_t pos_ = 0;                // where parsing resumes
+  int64_t expected_args_ = -1;    // from the "*N" line
+  int64_t bulk_len_ = -1;         // from the current "$N" line, -1 when before it
+  std::vector<std::pair<size_t, size_t>> spans_;  // (offset, length) of parsed args
+  std::string inline_storage_;  // unescaped inline args (views point into it)
+  const char* error_ = "";
+};
+
+}  // namespace vireo

@@ -1,0 +1,60 @@
+// A connected client: its connection plus the session state commands read and change
+// (database, protocol version, authentication, name, reply mode).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net/connection.h"
+#include "net/event_loop.h"
+#include "protocol/reply_builder.h"
+#include "protocol/request_parser.h"
+
+namespace vireo {
+
+enum ClientFlag : uint32_t {
+  kClientMonitor = 1u << 0,
+  kClientCloseAfterReply = 1u << 1,  // QUIT, protocol errors: close once the reply is out
+  kClientCloseAsap = 1u << 2,        // CLIENT KILL, limits: close without flushing
+  kClientReplyOff = 1u << 3,
+  kClientReplySkipNext = 1u << 4,    // CLIENT REPLY SKIP: the next command's reply is dropped
+  kClientReplySkip = 1u << 5,        // the current command's reply is dropped
+  kClientNoEvict = 1u << 6,
+  kClientUnixSocket = 1u << 7,
+  kClientPaused = 1u << 8,           // input processing suspended (CLIENT PAUSE)
+  kClientPendingWrite = 1u << 9,     // in the server's list of clients to flush
+  kClientNoTouch = 1u << 10,
+  kClientBlocked = 1u << 11,
+};
+
+struct Client {
+  Client(uint64_t id_, int fd) : id(id_), conn(fd), reply(conn.Output()) {}
+
+  uint64_t id;
+  Connection conn;
+  IoWatcher watcher;
+  RequestParser parser;
+  std::vector<std::string_view> args;  // the command being executed
+  ReplyBuilder reply;
+  std::string discard;  // replies of CLIENT REPLY OFF/SKIP go here and are dropped
+
+  uint32_t flags = 0;
+  int db_index = 0;
+  int resp = 2;
+  bool authenticated = false;
+  std::string user = "default";
+  std::string name;
+  std::string lib_name;
+  std::string lib_ver;
+  std::string addr;   // peer "ip:port"
+  std::string laddr;  // local "ip:port"
+  int64_t ctime_ms = 0;
+  int64_t last_interaction_ms = 0;
+  std::string last_cmd = "NULL";
+  uint64_t commands = 0;
+  bool watching_writable = false;
+};
+
+}  // namespace vireo

@@ -1,0 +1,488 @@
+#include "server/config.h"
+
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <variant>
+
+#include "common/glob.h"
+#include "common/numbers.h"
+#include "common/split_args.h"
+#include "server/config_directives.h"
+
+namespace vireo {
+namespace {
+
+enum class Kind { kBool, kInt, kMemory, kString, kEnum, kSave, kBind, kGeneric };
+
+using Field = std::variant<std::monostate, bool Config::*, int64_t Config::*,
+                           std::string Config::*>;
+
+struct Directive {
+  const char* name;
+  Kind kind;
+  Field field;
+  int64_t min = 0;
+  int64_t max = INT_MAX;
+  const char* enum_values = nullptr;  // "debug,verbose,notice,warning"
+  bool immutable = false;
+  GenericKind generic_kind = GenericKind::kString;
+};
+
+std::vector<Directive> BuildDirectives() {
+  std::vector<Directive> d = {
+      {"port", Kind::kInt, &Config::port, 0, 65535},
+      {"bind", Kind::kBind, {}},
+      {"tcp-backlog", Kind::kInt, &Config::tcp_backlog, 0, INT_MAX, nullptr, true},
+      {"unixsocket", Kind::kString, &Config::unixsocket, 0, 0, nullptr, true},
+      {"unixsocketperm", Kind::kInt, &Config::unixsocketperm, 0, 0777, nullptr, true},
+      {"timeout", Kind::kInt, &Config::timeout, 0, INT_MAX},
+      {"tcp-keepalive", Kind::kInt, &Config::tcp_keepalive, 0, INT_MAX},
+      {"maxclients", Kind::kInt, &Config::maxclients, 1, INT_MAX},
+      {"protected-mode", Kind::kBool, &Config::protected_mode},
+      {"io-threads", Kind::kInt, &Config::io_threads, 1, 128, nullptr, true},
+      {"databases", Kind::kInt, &Config::databases, 1, INT_MAX, nullptr, true},
+      {"hz", Kind::kInt, &Config::hz, 0, INT_MAX},
+      {"daemonize", Kind::kBool, &Config::daemonize, 0, 0, nullptr, true},
+      {"pidfile", Kind::kString, &Config::pidfile, 0, 0, nullptr, true},
+      {"logfile", Kind::kString, &Config::logfile, 0, 0, nullptr, true},
+      {"loglevel", Kind::kEnum, &Config::loglevel, 0, 0, "debug,verbose,notice,warning"},
+      {"dir", Kind::kString, &Config::dir},
+      {"requirepass", Kind::kString, &Config::requirepass},
+      {"enable-debug-command", Kind::kEnum, &Config::enable_debug_command, 0, 0, "no,yes,local",
+       true},
+      {"enable-protected-configs", Kind::kEnum, &Config::enable_protected_configs, 0, 0,
+       "no,yes,local", true},
+      {"enable-module-command", Kind::kEnum, &Config::enable_module_command, 0, 0,
+       "no,yes,local", true},
+      {"proto-max-bulk-len", Kind::kMemory, &Config::proto_max_bulk_len, 1024 * 1024,
+       LLONG_MAX},
+      {"client-query-buffer-limit", Kind::kMemory, &Config::client_query_buffer_limit,
+       1024 * 1024, LLONG_MAX},
+      {"maxmemory", Kind::kMemory, &Config::maxmemory, 0, LLONG_MAX},
+      {"maxmemory-policy", Kind::kEnum, &Config::maxmemory_policy, 0, 0,
+       "volatile-lru,volatile-lfu,volatile-random,volatile-ttl,allkeys-lru,allkeys-lfu,"
+       "allkeys-random,noeviction"},
+      {"maxmemory-samples", Kind::kInt, &Config::maxmemory_samples, 1, 64},
+      {"save", Kind::kSave, {}},
+      {"dbfilename", Kind::kString, &Config::dbfilename},
+      {"rdbcompression", Kind::kBool, &Config::rdbcompression},
+      {"rdbchecksum", Kind::kBool, &Config::rdbchecksum},
+      {"appendonly", Kind::kBool, &Config::appendonly},
+      {"appendfilename", Kind::kString, &Config::appendfilename, 0, 0, nullptr, true},
+      {"appendfsync", Kind::kEnum, &Config::appendfsync, 0, 0, "always,everysec,no"},
+      {"slowlog-log-slower-than", Kind::kInt, &Config::slowlog_log_slower_than, -1, LLONG_MAX},
+      {"slowlog-max-len", Kind::kInt, &Config::slowlog_max_len, 0, LONG_MAX},
+      {"lazyfree-lazy-user-del", Kind::kBool, &Config::lazyfree_lazy_user_del},
+      {"lazyfree-lazy-user-flush", Kind::kBool, &Config::lazyfree_lazy_user_flush},
+      {"lazyfree-lazy-expire", Kind::kBool, &Config::lazyfree_lazy_expire},
+      {"lazyfree-lazy-server-del", Kind::kBool, &Config::lazyfree_lazy_server_del},
+      {"lazyfree-lazy-eviction", Kind::kBool, &Config::lazyfree_lazy_eviction},
+      {"active-expire-effort", Kind::kInt, &Config::active_expire_effort, 1, 10},
+  };
+  for (const GenericDirective& g : kGenericDirectives) {
+    Directive dir{g.name, Kind::kGeneric, {}};
+    dir.immutable = g.immutable;
+    dir.generic_kind = g.kind;
+    dir.min = LLONG_MIN;
+    dir.max = LLONG_MAX;
+    d.push_back(dir);
+  }
+  return d;
+}
+
+const std::vector<Directive>& Directives() {
+  static const std::vector<Directive> d = BuildDirectives();
+  return d;
+}
+
+std::string_view CanonicalName(std::string_view name) {
+  for (const auto& alias : kConfigAliases) {
+    if (EqualsIgnoreCase(name, alias[0])) return alias[1];
+  }
+  return name;
+}
+
+const Directive* FindDirective(std::string_view name) {
+  name = CanonicalName(name);
+  for (const Directive& d : Directives()) {
+    if (EqualsIgnoreCase(name, d.name)) return &d;
+  }
+  return nullptr;
+}
+
+std::string RangeError(const Directive& d) {
+  return "argument must be between " + std::to_string(d.min) + " and " + std::to_string(d.max) +
+         " inclusive";
+}
+
+std::string ParseBool(std::string_view v, bool* out) {
+  if (EqualsIgnoreCase(v, "yes")) {
+    *out = true;
+  } else if (EqualsIgnoreCase(v, "no")) {
+    *out = false;
+  } else {
+    return "argument must be 'yes' or 'no'";
+  }
+  return "";
+}
+
+std::string ParseSave(const std::vector<std::string>& args, ConfigSource source,
+                      std::vector<SavePoint>* out) {
+  // In a file each "save" line adds a point; from CONFIG SET the value is the whole list.
+  std::vector<std::string> words;
+  for (const std::string& a : args) {
+    std::istringstream in(a);
+    std::string w;
+    while (in >> w) words.push_back(w);
+  }
+  if (words.empty() || (words.size() == 1 && words[0].empty())) {
+    out->clear();
+    return "";
+  }
+  if (words.size() % 2 != 0) return "Invalid save parameters";
+  std::vector<SavePoint> points;
+  for (size_t i = 0; i < words.size(); i += 2) {
+    int64_t secs, changes;
+    if (!ParseInt64(words[i], &secs) || !ParseInt64(words[i + 1], &changes) || secs < 1 ||
+        changes < 0) {
+      return "Invalid save parameters";
+    }
+    points.push_back({secs, changes});
+  }
+  if (source == ConfigSource::kRuntime) {
+    *out = points;
+  } else {
+    out->insert(out->end(), points.begin(), points.end());
+  }
+  return "";
+}
+
+std::string FormatSave(const std::vector<SavePoint>& points) {
+  std::string s;
+  for (const SavePoint& p : points) {
+    if (!s.empty()) s += ' ';
+    s += std::to_string(p.seconds) + " " + std::to_string(p.changes);
+  }
+  return s;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) {
+    if (!s.empty()) s += ' ';
+    s += x;
+  }
+  return s;
+}
+
+std::string ParseInteger(const Directive& d, std::string_view v, bool memory, int64_t* out) {
+  int64_t n;
+  if (memory) {
+    if (!ParseMemorySize(v, &n)) return "argument must be a memory value";
+  } else if (!ParseInt64(v, &n)) {
+    return "argument couldn't be parsed into an integer";
+  }
+  if (n < d.min || n > d.max) {
+    return memory && n < 0 ? "argument must be a memory value" : RangeError(d);
+  }
+  *out = n;
+  return "";
+}
+
+std::string ApplyDirective(Config* config, const Directive& d,
+                           const std::vector<std::string>& args, ConfigSource source) {
+  if (d.kind == Kind::kSave) {
+    if (args.empty()) return "wrong number of arguments";
+    return ParseSave(args, source, &config->save);
+  }
+  if (d.kind == Kind::kBind) {
+    if (args.empty()) return "wrong number of arguments";
+    std::vector<std::string> addrs;
+    for (const std::string& a : args) {
+      std::istringstream in(a);
+      std::string w;
+      while (in >> w) addrs.push_back(w);
+    }
+    if (addrs.size() > 16) return "Too many bind addresses specified.";
+    config->bind = addrs;
+    config->bind_explicit = true;
+    return "";
+  }
+  if (args.size() != 1) return "wrong number of arguments";
+  const std::string& v = args[0];
+  switch (d.kind) {
+    case Kind::kBool: {
+      bool b;
+      std::string err = ParseBool(v, &b);
+      if (err.empty()) config->*std::get<bool Config::*>(d.field) = b;
+      return err;
+    }
+    case Kind::kInt:
+    case Kind::kMemory: {
+      int64_t n;
+      std::string err = ParseInteger(d, v, d.kind == Kind::kMemory, &n);
+      if (err.empty()) config->*std::get<int64_t Config::*>(d.field) = n;
+      return err;
+    }
+    case Kind::kString:
+      config->*std::get<std::string Config::*>(d.field) = v;
+      return "";
+    case Kind::kEnum: {
+      std::string values = d.enum_values;
+      std::istringstream in(values);
+      std::string option;
+      while (std::getline(in, option, ',')) {
+        if (EqualsIgnoreCase(option, v)) {
+          config->*std::get<std::string Config::*>(d.field) = option;
+          return "";
+        }
+      }
+      std::string list;
+      std::istringstream in2(values);
+      while (std::getline(in2, option, ',')) list += (list.empty() ? "" : ", ") + option;
+      return "argument(s) must be one of the following: " + list;
+    }
+    case Kind::kGeneric: {
+      std::string value = v;
+      if (d.generic_kind == GenericKind::kBool) {
+        bool b;
+        std::string err = ParseBool(v, &b);
+        if (!err.empty()) return err;
+        value = b ? "yes" : "no";
+      } else if (d.generic_kind == GenericKind::kInt || d.generic_kind == GenericKind::kMemory) {
+        int64_t n;
+        std::string err = ParseInteger(d, v, d.generic_kind == GenericKind::kMemory, &n);
+        if (!err.empty()) return err;
+        value = std::to_string(n);
+      }
+      config->generic[d.name] = value;
+      return "";
+    }
+    default:
+      return "Bad directive or wrong number of arguments";
+  }
+}
+
+std::string FormatValue(const Config& config, const Directive& d) {
+  switch (d.kind) {
+    case Kind::kBool:
+      return config.*std::get<bool Config::*>(d.field) ? "yes" : "no";
+    case Kind::kInt:
+    case Kind::kMemory:
+      return std::to_string(config.*std::get<int64_t Config::*>(d.field));
+    case Kind::kString:
+    case Kind::kEnum:
+      return config.*std::get<std::string Config::*>(d.field);
+    case Kind::kSave:
+      return FormatSave(config.save);
+    case Kind::kBind:
+      return Join(config.bind);
+    case Kind::kGeneric: {
+      auto it = config.generic.find(d.name);
+      if (it != config.generic.end()) return it->second;
+      for (const GenericDirective& g : kGenericDirectives) {
+        if (std::string_view(g.name) == d.name) return g.default_value;
+      }
+      return "";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+bool IsConfigName(std::string_view name) { return FindDirective(name) != nullptr; }
+
+std::string ApplyConfigDirective(Config* config, std::string_view name,
+                                 const std::vector<std::string>& args, ConfigSource source) {
+  const Directive* d = FindDirective(name);
+  if (d == nullptr) return "Bad directive or wrong number of arguments";
+  return ApplyDirective(config, *d, args, source);
+}
+
+bool LoadConfigText(Config* config, std::string_view text, std::string* error) {
+  size_t line_no = 0;
+  size_t pos = 0;
+  bool save_seen = false;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
+      line.remove_suffix(1);
+    }
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> words;
+    std::string reason;
+    if (!SplitQuotedArgs(line, &words)) {
+      reason = "Unbalanced quotes in configuration line";
+    } else if (!words.empty()) {
+      std::string name = ToLower(words[0]);
+      std::vector<std::string> args(words.begin() + 1, words.end());
+      // The first "save" line replaces the defaults; later ones add points.
+      if (name == "save" && !save_seen) {
+        save_seen = true;
+        config->save.clear();
+      }
+      if (name == "include") {
+        reason = "include is not supported yet";
+      } else {
+        reason = ApplyConfigDirective(config, name, args, ConfigSource::kFile);
+      }
+    }
+    if (!reason.empty()) {
+      *error = "\n*** FATAL CONFIG FILE ERROR (Vireo " VIREO_VERSION ") ***\n";
+      *error += "Reading the configuration file, at line " + std::to_string(line_no) + "\n";
+      *error += ">>> '" + std::string(line) + "'\n" + reason + "\n";
+      return false;
+    }
+    if (nl == text.size()) break;
+  }
+  return true;
+}
+
+bool BuildConfigText(int argc, char** argv, std::string* text, std::string* config_file,
+                     std::string* error) {
+  int i = 1;
+  if (i < argc && (argv[i][0] != '-' || argv[i][1] != '-')) {
+    *config_file = argv[i];
+    std::string contents;
+    if (*config_file == "-") {
+      std::stringstream ss;
+      ss << std::cin.rdbuf();
+      contents = ss.str();
+    } else {
+      std::ifstream in(*config_file);
+      if (!in) {
+        *error = "Fatal error, can't open config file '" + *config_file + "': No such file or "
+                 "directory";
+        return false;
+      }
+      std::stringstream ss;
+      ss << in.rdbuf();
+      contents = ss.str();
+    }
+    *text += contents;
+    *text += "\n";
+    ++i;
+  }
+  // Each "--name" starts a new config line; the words after it are its quoted arguments.
+  bool open_line = false;
+  for (; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg.size() > 2 && arg.substr(0, 2) == "--") {
+      if (open_line) *text += "\n";
+      *text += std::string(arg.substr(2));
+      open_line = true;
+    } else {
+      *text += " ";
+      *text += QuoteArg(arg);
+    }
+  }
+  if (open_line) *text += "\n";
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> ConfigGet(const Config& config,
+                                                           std::string_view pattern) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Directive& d : Directives()) {
+    if (GlobMatch(pattern, d.name, true)) out.emplace_back(d.name, FormatValue(config, d));
+  }
+  for (const auto& alias : kConfigAliases) {
+    if (GlobMatch(pattern, alias[0], true)) {
+      const Directive* d = FindDirective(alias[1]);
+      if (d != nullptr) out.emplace_back(alias[0], FormatValue(config, *d));
+    }
+  }
+  return out;
+}
+
+std::string ConfigSet(Config* config, std::string_view name, std::string_view value) {
+  const Directive* d = FindDirective(name);
+  if (d == nullptr) return "unknown";
+  if (d->immutable) return "can't set immutable config";
+  Config candidate_check = *config;
+  std::string err =
+      ApplyDirective(&candidate_check, *d, {std::string(value)}, ConfigSource::kRuntime);
+  if (!err.empty()) return err;
+  *config = std::move(candidate_check);
+  return "";
+}
+
+bool ConfigRewrite(const Config& config, const std::string& path, std::string* error) {
+  if (path.empty()) {
+    *error = "The server is running without a config file";
+    return false;
+  }
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  // Replace the first line of each changed directive, drop its repeats, append new ones.
+  std::vector<std::pair<std::string, std::string>> all = ConfigGet(config, "*");
+  std::map<std::string, std::string> wanted;
+  Config defaults;
+  for (const auto& [name, value] : all) {
+    bool alias = false;
+    for (const auto& a : kConfigAliases) alias |= name == a[0];
+    if (alias || name == "dir") continue;
+    const Directive* d = FindDirective(name);
+    if (d != nullptr && FormatValue(defaults, *d) != value) wanted[name] = value;
+  }
+  std::map<std::string, bool> written;
+  std::vector<std::string> out;
+  auto render = [](const std::string& name, const std::string& value) {
+    if (name == "save" && value.empty()) return std::string("save \"\"");
+    if (name == "save" || name == "bind") return name + " " + value;
+    return name + " " + QuoteArg(value);
+  };
+  for (const std::string& l : lines) {
+    std::vector<std::string> words;
+    if (!SplitQuotedArgs(l, &words) || words.empty() || l.find_first_not_of(" \t") == l.npos ||
+        l[l.find_first_not_of(" \t")] == '#') {
+      out.push_back(l);
+      continue;
+    }
+    std::string name(CanonicalName(ToLower(words[0])));
+    auto it = wanted.find(name);
+    if (it == wanted.end()) {
+      if (FindDirective(name) == nullptr) out.push_back(l);
+      continue;  // a directive back at its default is dropped
+    }
+    if (!written[name]) out.push_back(render(name, it->second));
+    written[name] = true;
+  }
+  bool header = false;
+  for (const auto& [name, value] : wanted) {
+    if (written[name]) continue;
+    if (!header) {
+      out.push_back("# Generated by CONFIG REWRITE");
+      header = true;
+    }
+    out.push_back(render(name, value));
+  }
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream o(tmp, std::ios::trunc);
+    for (const std::string& l : out) o << l << "\n";
+    o.flush();
+    if (!o) {
+      *error = "Rewriting config file: " + std::string(strerror(errno));
+      return false;
+    }
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    *error = "Rewriting config file: " + std::string(strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace vireo

@@ -1,0 +1,105 @@
+// Server configuration: the directive table shared by the config file, command-line flags,
+// CONFIG GET/SET/REWRITE. Names, value syntax and defaults follow Valkey.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace vireo {
+
+struct SavePoint {
+  int64_t seconds;
+  int64_t changes;
+};
+
+struct Config {
+  // Network
+  int64_t port = 6379;
+  std::vector<std::string> bind = {"*", "-::*"};
+  bool bind_explicit = false;  // protected mode only applies when bind was left default
+  int64_t tcp_backlog = 511;
+  std::string unixsocket;
+  int64_t unixsocketperm = 0;
+  int64_t timeout = 0;
+  int64_t tcp_keepalive = 300;
+  int64_t maxclients = 10000;
+  bool protected_mode = true;
+  int64_t io_threads = 1;
+  // General
+  int64_t databases = 16;
+  int64_t hz = 10;
+  bool daemonize = false;
+  std::string pidfile;
+  std::string logfile;
+  std::string loglevel = "notice";
+  std::string dir;  // filled with the working directory at start-up
+  std::string requirepass;
+  std::string enable_debug_command = "no";
+  std::string enable_protected_configs = "no";
+  std::string enable_module_command = "no";
+  // Limits
+  int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
+  int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
+  int64_t maxmemory = 0;
+  std::string maxmemory_policy = "noeviction";
+  int64_t maxmemory_samples = 5;
+  // Persistence (used by later issues; accepted now so Valkey config files load)
+  std::vector<SavePoint> save = {{3600, 1}, {300, 100}, {60, 10000}};
+  std::string dbfilename = "dump.rdb";
+  bool rdbcompression = true;
+  bool rdbchecksum = true;
+  bool appendonly = false;
+  std::string appendfilename = "appendonly.aof";
+  std::string appendfsync = "everysec";
+  // Slow log
+  int64_t slowlog_log_slower_than = 10000;
+  int64_t slowlog_max_len = 128;
+  // Lazy freeing
+  bool lazyfree_lazy_user_del = false;
+  bool lazyfree_lazy_user_flush = false;
+  bool lazyfree_lazy_expire = false;
+  bool lazyfree_lazy_server_del = false;
+  bool lazyfree_lazy_eviction = false;
+  bool active_expire_enabled = true;  // DEBUG SET-ACTIVE-EXPIRE
+  int64_t active_expire_effort = 1;
+  // Valkey directives accepted but not modeled yet (config_directives.h), by name.
+  std::map<std::string, std::string> generic;
+  // Path of the config file given at start-up (for CONFIG REWRITE), "" if none.
+  std::string config_file;
+};
+
+enum class ConfigSource { kFile, kCommandLine, kRuntime };
+
+// Applies one directive (`name` and its arguments). Returns an empty string on success or
+// the error text Valkey gives ("argument couldn't be parsed into an integer", ...).
+std::string ApplyConfigDirective(Config* config, std::string_view name,
+                                 const std::vector<std::string>& args, ConfigSource source);
+
+// Parses config text (file contents plus flags turned into lines). On error returns false and
+// fills *error with Valkey's multi-line fatal message naming the line.
+bool LoadConfigText(Config* config, std::string_view text, std::string* error);
+
+// Turns `[configfile] [--name value ...]` into config text the way valkey-server does
+// (reading the file, "-" meaning stdin). Returns false with *error on an unreadable file.
+bool BuildConfigText(int argc, char** argv, std::string* text, std::string* config_file,
+                     std::string* error);
+
+// All (name, value) pairs whose name matches the glob, for CONFIG GET. Values are formatted
+// as Valkey formats them (memory as plain bytes, bools yes/no, save as "3600 1 300 100").
+std::vector<std::pair<std::string, std::string>> ConfigGet(const Config& config,
+                                                           std::string_view pattern);
+
+// CONFIG SET for one name; "" on success or the error reason. Immutable directives fail.
+std::string ConfigSet(Config* config, std::string_view name, std::string_view value);
+
+// True if name (or an alias) is a known directive.
+bool IsConfigName(std::string_view name);
+
+// Rewrites the config file keeping comments and unknown lines, replacing changed directives.
+bool ConfigRewrite(const Config& config, const std::string& path, std::string* error);
+
+}  // namespace vireo

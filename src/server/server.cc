@@ -1,0 +1,567 @@
+#include "server/server.h"
+
+#include <signal.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "commands/context.h"
+#include "commands/errors.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/numbers.h"
+#include "net/socket.h"
+#include "store/lazy_free.h"
+
+namespace vireo {
+namespace {
+
+Server* g_server = nullptr;
+volatile sig_atomic_t g_signal_shutdown = 0;
+
+void OnTerminationSignal(int) { g_signal_shutdown = 1; }
+
+std::string RandomHex(size_t n) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string s(n, '0');
+  unsigned char buf[64];
+  if (getrandom(buf, sizeof(buf), 0) != sizeof(buf)) {
+    for (size_t i = 0; i < sizeof(buf); ++i) buf[i] = static_cast<unsigned char>(rand());
+  }
+  for (size_t i = 0; i < n; ++i) s[i] = kHex[buf[i % sizeof(buf)] & 15];
+  return s;
+}
+
+void RecordErrorCode(std::string_view msg) {
+  if (g_server == nullptr) return;
+  size_t sp = msg.find(' ');
+  std::string code(msg.substr(0, sp == std::string_view::npos ? msg.size() : sp));
+  ServerStats& st = g_server->stats();
+  ++st.total_error_replies;
+  // Valkey caps distinct codes at 128 so a client cannot grow the table without bound.
+  auto it = st.error_codes.find(code);
+  if (it != st.error_codes.end()) {
+    ++it->second;
+  } else if (st.error_codes.size() < 128) {
+    st.error_codes[code] = 1;
+  }
+}
+
+constexpr const char* kProtectedModeMessage =
+    "-DENIED Valkey is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Valkey you may "
+    "adopt one of the following solutions: 1) Just disable protected mode sending the command "
+    "'CONFIG SET protected-mode no' from the loopback interface by connecting to Valkey from "
+    "the same host the server is running, however MAKE SURE Valkey is not publicly accessible "
+    "from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) "
+    "Alternatively you can just disable the protected mode by editing the Valkey configuration "
+    "file, and setting the protected mode option to 'no', and then restarting the server. 3) If "
+    "you started the server manually just for testing, restart it with the '--protected-mode "
+    "no' option. 4) Set up an authentication password for the default user. NOTE: You only "
+    "need to do one of the above things in order for the server to start accepting connections "
+    "from the outside.\r\n";
+
+}  // namespace
+
+Server* TheServer() { return g_server; }
+
+Server::Server(Config config) : config_(std::move(config)) {
+  g_server = this;
+  SetErrorReplyHook(&RecordErrorCode);
+}
+
+Server::~Server() {
+  for (auto& [id, c] : clients_) delete c;
+  clients_.clear();
+  for (auto& l : listeners_) close(l->fd);
+  g_server = nullptr;
+}
+
+bool Server::Init(std::string* error) {
+  start_time_ms_ = NowMs();
+  last_save_time_ = start_time_ms_ / 1000;
+  run_id_ = RandomHex(40);
+  for (int64_t i = 0; i < config_.databases; ++i) {
+    dbs_.push_back(std::make_unique<Db>(static_cast<int>(i), &keyspace_stats_));
+  }
+  if (config_.port != 0) {
+    bool any = false;
+    for (const std::string& addr : config_.bind) {
+      std::string err;
+      int fd = ListenTcp(addr, static_cast<int>(config_.port),
+                         static_cast<int>(config_.tcp_backlog), &err);
+      if (fd < 0) {
+        // "-addr" marks an optional address (e.g. IPv6 missing): warn and go on.
+        if (!addr.empty() && addr[0] == '-') {
+          LogWarning("%s", err.c_str());
+          continue;
+        }
+        *error = err;
+        return false;
+      }
+      any = true;
+      auto l = std::make_unique<Listener>(Listener{fd, false, {}, this});
+      l->watcher = {&Server::OnListenerEvent, l.get()};
+      loop_.Watch(fd, EventLoop::kReadable, &l->watcher);
+      listeners_.push_back(std::move(l));
+    }
+    if (!any) {
+      *error = "Failed listening on port " + std::to_string(config_.port) + " (tcp), aborting.";
+      return false;
+    }
+  }
+  if (!config_.unixsocket.empty()) {
+    std::string err;
+    int fd = ListenUnix(config_.unixsocket, static_cast<int>(config_.unixsocketperm),
+                        static_cast<int>(config_.tcp_backlog), &err);
+    if (fd < 0) {
+      *error = err;
+      return false;
+    }
+    auto l = std::make_unique<Listener>(Listener{fd, true, {}, this});
+    l->watcher = {&Server::OnListenerEvent, l.get()};
+    loop_.Watch(fd, EventLoop::kReadable, &l->watcher);
+    listeners_.push_back(std::move(l));
+  }
+  if (listeners_.empty()) {
+    *error = "Configured to not listen anywhere, exiting.";
+    return false;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  struct sigaction sa = {};
+  sa.sa_handler = OnTerminationSignal;
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  loop_.SetTimer(1000 / std::clamp<int64_t>(config_.hz, 1, 500), [this] { Cron(); });
+  loop_.SetAfterEvents([this] { FlushPendingWrites(); });
+  return true;
+}
+
+void Server::Run() {
+  loop_.Run();
+  for (Client* c : std::vector<Client*>(pending_writes_)) WriteToClient(c);
+  if (!config_.unixsocket.empty()) unlink(config_.unixsocket.c_str());
+  if (!config_.pidfile.empty()) unlink(config_.pidfile.c_str());
+}
+
+Client* Server::FindClient(uint64_t id) {
+  auto it = clients_.find(id);
+  return it == clients_.end() ? nullptr : it->second;
+}
+
+void Server::OnListenerEvent(void* obj, uint32_t) {
+  auto* l = static_cast<Listener*>(obj);
+  l->server->AcceptClients(l->fd, l->unix_socket);
+}
+
+void Server::AcceptClients(int listen_fd, bool unix_socket) {
+  // Bounded per event so a connection storm cannot starve connected clients.
+  for (int i = 0; i < 1000; ++i) {
+    int fd = AcceptConnection(listen_fd);
+    if (fd < 0) return;
+    ++stats_.total_connections_received;
+    if (static_cast<int64_t>(clients_.size()) >= config_.maxclients) {
+      static const char kMsg[] = "-ERR max number of clients reached\r\n";
+      ssize_t ignored = write(fd, kMsg, sizeof(kMsg) - 1);
+      (void)ignored;
+      ++stats_.rejected_connections;
+      close(fd);
+      continue;
+    }
+    if (!unix_socket && config_.protected_mode && !config_.bind_explicit &&
+        config_.requirepass.empty() && !IsLoopbackPeer(fd)) {
+      ssize_t ignored = write(fd, kProtectedModeMessage, strlen(kProtectedModeMessage));
+      (void)ignored;
+      ++stats_.rejected_connections;
+      close(fd);
+      continue;
+    }
+    if (!unix_socket) {
+      SetNoDelay(fd);
+      if (config_.tcp_keepalive > 0) SetKeepAlive(fd, static_cast<int>(config_.tcp_keepalive));
+    }
+    auto* c = new Client(next_client_id_++, fd);
+    c->watcher = {&Server::OnClientEvent, c};
+    c->ctime_ms = c->last_interaction_ms = NowMs();
+    c->addr = PeerAddress(fd);
+    c->laddr = LocalAddress(fd);
+    if (unix_socket) {
+      c->flags |= kClientUnixSocket;
+      c->addr = config_.unixsocket + ":0";
+      c->laddr = c->addr;
+    }
+    c->authenticated = config_.requirepass.empty();
+    clients_[c->id] = c;
+    loop_.Watch(fd, EventLoop::kReadable, &c->watcher);
+  }
+}
+
+void Server::OnClientEvent(void* obj, uint32_t events) {
+  auto* c = static_cast<Client*>(obj);
+  g_server->HandleClientEvent(c, events);
+}
+
+void Server::HandleClientEvent(Client* c, uint32_t events) {
+  if (events & EventLoop::kWritable) {
+    WriteToClient(c);
+    if (clients_.count(c->id) == 0) return;
+  }
+  if (!(events & EventLoop::kReadable)) return;
+  // While paused, leave bytes in the socket: the pause list resumes this client later.
+  if (c->flags & kClientPaused) return;
+  ++stats_.total_reads_processed;
+  Connection::ReadResult r = c->conn.Read(c->parser.PendingBulkBytes());
+  if (r == Connection::ReadResult::kWouldBlock) return;
+  if (r != Connection::ReadResult::kData) {
+    FreeClient(c);
+    return;
+  }
+  c->last_interaction_ms = NowMs();
+  if (static_cast<int64_t>(c->conn.InputSize()) > config_.client_query_buffer_limit) {
+    LogWarning("Closing client that reached max query buffer length: id=%llu addr=%s",
+               static_cast<unsigned long long>(c->id), c->addr.c_str());
+    ++stats_.client_query_buffer_limit_disconnections;
+    FreeClient(c);
+    return;
+  }
+  ProcessInput(c);
+}
+
+void Server::ProcessInput(Client* c) {
+  ParserLimits limits;
+  limits.max_bulk_len = config_.proto_max_bulk_len;
+  while (c->conn.InputSize() > 0 && !(c->flags & (kClientCloseAfterReply | kClientCloseAsap |
+                                                  kClientPaused | kClientBlocked))) {
+    limits.authenticated = c->authenticated;
+    size_t consumed = 0;
+    RequestParser::Result r = c->parser.Parse(c->conn.InputData(), c->conn.InputSize(), limits,
+                                              &consumed, &c->args);
+    if (r == RequestParser::Result::kIncomplete) break;
+    if (r == RequestParser::Result::kError) {
+      // Valkey replies the protocol error, then closes the connection.
+      c->reply.SetOutput(c->conn.Output());
+      c->reply.Error(std::string("ERR ") + std::string(c->parser.Error()));
+      LogVerbose("Protocol error (%s) from client: id=%llu addr=%s",
+                 std::string(c->parser.Error()).c_str(), static_cast<unsigned long long>(c->id),
+                 c->addr.c_str());
+      c->flags |= kClientCloseAfterReply;
+      c->conn.ConsumeInput(c->conn.InputSize());
+      break;
+    }
+    if (r == RequestParser::Result::kCommand) {
+      if (paused() && IsPausedFor(c, Commands().Resolve(c->args))) {
+        // Leave the command in the buffer; the parser re-reads it on resume.
+        c->flags |= kClientPaused;
+        paused_clients_.push_back(c);
+        c->args.clear();
+        break;
+      }
+      Execute(c);
+    }
+    c->conn.ConsumeInput(consumed);
+    c->args.clear();
+  }
+  if (c->conn.PendingOutput() > 0 && !(c->flags & kClientPendingWrite)) {
+    c->flags |= kClientPendingWrite;
+    pending_writes_.push_back(c);
+  } else if ((c->flags & kClientCloseAfterReply) && c->conn.PendingOutput() == 0) {
+    FreeClient(c);
+  }
+}
+
+void Server::FlushPendingWrites() {
+  // Replies of a whole event batch go out together: one write per client per loop turn.
+  std::vector<Client*> batch;
+  batch.swap(pending_writes_);
+  for (Client* c : batch) {
+    if (clients_.count(c->id) == 0) continue;
+    c->flags &= ~kClientPendingWrite;
+    WriteToClient(c);
+  }
+  for (Client* c : std::vector<Client*>(to_close_)) FreeClient(c);
+  to_close_.clear();
+  if (g_signal_shutdown) RequestShutdown(0);
+}
+
+void Server::WriteToClient(Client* c) {
+  if (c->flags & kClientCloseAsap) {
+    FreeClient(c);
+    return;
+  }
+  ++stats_.total_writes_processed;
+  Connection::WriteResult r = c->conn.Flush();
+  if (r == Connection::WriteResult::kError) {
+    FreeClient(c);
+    return;
+  }
+  if (r == Connection::WriteResult::kPending) {
+    if (!c->watching_writable) {
+      loop_.Watch(c->conn.fd(), EventLoop::kReadable | EventLoop::kWritable, &c->watcher);
+      c->watching_writable = true;
+    }
+    return;
+  }
+  if (c->watching_writable) {
+    loop_.Watch(c->conn.fd(), EventLoop::kReadable, &c->watcher);
+    c->watching_writable = false;
+  }
+  if (c->flags & kClientCloseAfterReply) FreeClient(c);
+}
+
+void Server::FreeClient(Client* c) {
+  if (clients_.erase(c->id) == 0) return;
+  loop_.Unwatch(c->conn.fd());
+  stats_.net_input_bytes += c->conn.BytesRead();
+  stats_.net_output_bytes += c->conn.BytesWritten();
+  auto drop = [c](std::vector<Client*>& v) { v.erase(std::remove(v.begin(), v.end(), c), v.end()); };
+  drop(pending_writes_);
+  drop(monitors_);
+  drop(paused_clients_);
+  drop(to_close_);
+  delete c;
+}
+
+void Server::CloseClientAsync(Client* c) {
+  c->flags |= kClientCloseAsap;
+  to_close_.push_back(c);
+}
+
+void Server::AddMonitor(Client* c) {
+  if (std::find(monitors_.begin(), monitors_.end(), c) == monitors_.end()) monitors_.push_back(c);
+  c->flags |= kClientMonitor;
+}
+
+void Server::RemoveMonitor(Client* c) {
+  monitors_.erase(std::remove(monitors_.begin(), monitors_.end(), c), monitors_.end());
+  c->flags &= ~kClientMonitor;
+}
+
+void Server::Pause(int64_t end_ms, bool writes_only) {
+  // A later pause can only extend the time and widen the scope, as in Valkey.
+  if (pause_end_ms_ == 0 || end_ms > pause_end_ms_) pause_end_ms_ = end_ms;
+  pause_writes_only_ = pause_end_ms_ != 0 && writes_only && (pause_writes_only_ || !paused());
+  if (!writes_only) pause_writes_only_ = false;
+}
+
+void Server::Unpause() {
+  pause_end_ms_ = 0;
+  pause_writes_only_ = false;
+  std::vector<Client*> resume;
+  resume.swap(paused_clients_);
+  for (Client* c : resume) {
+    if (clients_.count(c->id) == 0) continue;
+    c->flags &= ~kClientPaused;
+    ProcessInput(c);
+  }
+}
+
+bool Server::IsPausedFor(const Client* c, const CommandSpec* spec) const {
+  (void)c;
+  if (spec == nullptr) return false;
+  if (!pause_writes_only_) return true;
+  // WRITE pauses also hold commands that may write (EVAL, PUBLISH in a cluster, ...).
+  return (spec->flags & (kCmdWrite | kCmdMayReplicate)) != 0;
+}
+
+void Server::RequestShutdown(int exit_code) {
+  shutdown_requested_ = true;
+  exit_code_ = exit_code;
+  loop_.Stop();
+}
+
+void Server::OnConfigChanged(std::string_view name) {
+  if (name == "hz") loop_.SetTimerPeriod(1000 / std::clamp<int64_t>(config_.hz, 1, 500));
+}
+
+void Server::Cron() {
+  RefreshCommandTime();
+  int64_t now = NowMs();
+  if (pause_end_ms_ != 0 && now >= pause_end_ms_) Unpause();
+  // Active expiry: a bounded slice of buckets per db per tick, more with active-expire-effort.
+  if (config_.active_expire_enabled) {
+    size_t buckets = static_cast<size_t>(200 * config_.active_expire_effort);
+    for (auto& db : dbs_) {
+      for (int round = 0; round < 16; ++round) {
+        size_t expired = db->ActiveExpire(buckets);
+        if (expired < buckets / 4) break;  // few expired: stop; many: keep going a bit
+      }
+    }
+  }
+  for (auto& db : dbs_) db->Housekeeping();
+  if (config_.timeout > 0) {
+    std::vector<Client*> idle;
+    for (auto& [id, c] : clients_) {
+      if (c->flags & (kClientMonitor | kClientBlocked)) continue;
+      if (now - c->last_interaction_ms > config_.timeout * 1000) idle.push_back(c);
+    }
+    for (Client* c : idle) FreeClient(c);
+  }
+  // Instantaneous ops/sec over the last interval.
+  if (stats_.ops_sample_time_ms != 0 && now > stats_.ops_sample_time_ms) {
+    double ops = static_cast<double>(stats_.total_commands_processed - stats_.ops_sample_count);
+    stats_.instantaneous_ops_per_sec = ops * 1000.0 / static_cast<double>(now - stats_.ops_sample_time_ms);
+  }
+  stats_.ops_sample_time_ms = now;
+  stats_.ops_sample_count = stats_.total_commands_processed;
+  if (g_signal_shutdown) RequestShutdown(0);
+}
+
+void Server::FeedMonitors(Client* c, const std::vector<std::string_view>& args) {
+  if (monitors_.empty()) return;
+  int64_t us = NowUs();
+  char head[128];
+  std::string who = (c->flags & kClientUnixSocket) ? "unix:" + config_.unixsocket : c->addr;
+  snprintf(head, sizeof(head), "+%lld.%06lld [%d %s]", static_cast<long long>(us / 1000000),
+           static_cast<long long>(us % 1000000), c->db_index, who.c_str());
+  std::string line = head;
+  for (std::string_view a : args) {
+    line += " \"";
+    for (unsigned char ch : a) {
+      if (ch == '\\' || ch == '"') {
+        line += '\\';
+        line += static_cast<char>(ch);
+      } else if (ch == '\n') {
+        line += "\\n";
+      } else if (ch == '\r') {
+        line += "\\r";
+      } else if (ch == '\t') {
+        line += "\\t";
+      } else if (ch < 32 || ch >= 127) {
+        char hex[8];
+        snprintf(hex, sizeof(hex), "\\x%02x", ch);
+        line += hex;
+      } else {
+        line += static_cast<char>(ch);
+      }
+    }
+    line += '"';
+  }
+  line += "\r\n";
+  for (Client* m : monitors_) {
+    if (m == c) continue;
+    m->conn.Output()->append(line);
+    if (!(m->flags & kClientPendingWrite)) {
+      m->flags |= kClientPendingWrite;
+      pending_writes_.push_back(m);
+    }
+  }
+}
+
+void Server::RecordSlowlog(Client* c, const std::vector<std::string_view>& args,
+                           int64_t duration_us) {
+  if (config_.slowlog_log_slower_than < 0 || duration_us < config_.slowlog_log_slower_than) return;
+  SlowlogEntry e;
+  e.id = next_slowlog_id();
+  e.time_s = NowMs() / 1000;
+  e.duration_us = duration_us;
+  // Valkey keeps at most 32 arguments of at most 128 bytes each.
+  size_t n = std::min<size_t>(args.size(), 32);
+  for (size_t i = 0; i < n; ++i) {
+    if (n == 32 && i == 31 && args.size() > 32) {
+      e.args.push_back("... (" + std::to_string(args.size() - 31) + " more arguments)");
+      break;
+    }
+    if (args[i].size() > 128) {
+      e.args.push_back(std::string(args[i].substr(0, 128)) + "... (" +
+                       std::to_string(args[i].size() - 128) + " more bytes)");
+    } else {
+      e.args.emplace_back(args[i]);
+    }
+  }
+  e.peer = c->addr;
+  e.client_name = c->name;
+  slowlog_.push_front(std::move(e));
+  while (static_cast<int64_t>(slowlog_.size()) > config_.slowlog_max_len) slowlog_.pop_back();
+}
+
+void Server::Execute(Client* c) {
+  const std::vector<std::string_view>& args = c->args;
+  RefreshCommandTime();
+  ++c->commands;
+  // CLIENT REPLY OFF / SKIP: the reply is built into a scratch buffer and dropped.
+  bool silent = (c->flags & (kClientReplyOff | kClientReplySkipNext)) != 0;
+  if (c->flags & kClientReplySkipNext) c->flags &= ~kClientReplySkipNext;
+  c->discard.clear();
+  c->reply.SetOutput(silent ? &c->discard : c->conn.Output());
+  c->reply.SetResp3(c->resp == 3);
+
+  const CommandSpec* cmd = Commands().Find(args[0]);
+  const CommandSpec* spec = cmd;
+  if (cmd == nullptr) {
+    std::string list;
+    for (size_t i = 1; i < args.size() && list.size() < 128; ++i) {
+      size_t room = 128 - list.size();
+      list += "'" + std::string(args[i].substr(0, room)) + "' ";
+    }
+    c->reply.Error("ERR unknown command '" + std::string(args[0].substr(0, 128)) +
+                   "', with args beginning with: " + list);
+    return;
+  }
+  if (cmd->IsContainer() && args.size() >= 2) {
+    spec = cmd->FindSubcommand(args[1]);
+    if (spec == nullptr) {
+      std::string upper(cmd->name);
+      for (char& ch : upper) ch = static_cast<char>(toupper(ch));
+      c->reply.Error("ERR unknown subcommand '" + std::string(args[1].substr(0, 128)) +
+                     "'. Try " + upper + " HELP.");
+      ++cmd->stats.rejected_calls;
+      return;
+    }
+  }
+  int argc = static_cast<int>(args.size());
+  if ((spec->arity > 0 && argc != spec->arity) || (spec->arity < 0 && argc < -spec->arity)) {
+    c->reply.Error("ERR wrong number of arguments for '" + spec->name + "' command");
+    ++spec->stats.rejected_calls;
+    return;
+  }
+  if (!c->authenticated && !(spec->flags & kCmdNoAuth)) {
+    c->reply.Error(errors::kNoAuth);
+    ++spec->stats.rejected_calls;
+    return;
+  }
+  if (spec->flags & kCmdProtected) {
+    const std::string& mode = config_.enable_debug_command;
+    bool local = (c->flags & kClientUnixSocket) || IsLoopbackPeer(c->conn.fd());
+    if (mode == "no" || (mode == "local" && !local)) {
+      std::string upper(cmd->name);
+      for (char& ch : upper) ch = static_cast<char>(toupper(ch));
+      c->reply.Error("ERR " + upper + " command not allowed. If the enable-debug-command option "
+                     "is set to \"local\", you can run it from a local connection, otherwise you "
+                     "need to set this option in the configuration file, and then restart the "
+                     "server.");
+      ++spec->stats.rejected_calls;
+      return;
+    }
+  }
+
+  if (!(spec->flags & (kCmdSkipMonitor | kCmdAdmin)) && !monitors_.empty()) FeedMonitors(c, args);
+
+  uint64_t errors_before = stats_.total_error_replies;
+  int64_t start = MonotonicUs();
+  CommandContext ctx{*this, *c, args, c->reply, dbs_[static_cast<size_t>(c->db_index)].get()};
+  spec->handler(ctx);
+  int64_t duration = MonotonicUs() - start;
+  ++spec->stats.calls;
+  spec->stats.usec += static_cast<uint64_t>(duration);
+  if (stats_.total_error_replies != errors_before) ++spec->stats.failed_calls;
+  ++stats_.total_commands_processed;
+  c->last_cmd = spec->name;
+  if (!(spec->flags & kCmdSkipSlowlog)) RecordSlowlog(c, args, duration);
+  if (c->flags & kClientReplySkip) {
+    c->flags &= ~kClientReplySkip;
+    c->flags |= kClientReplySkipNext;
+  }
+}
+
+void CommandContext::KeyModified(Db* target, std::string_view key, int changes) {
+  (void)target;
+  (void)key;
+  server.AddDirty(static_cast<uint64_t>(changes));
+}
+
+void CommandContext::Dirty(int changes) { server.AddDirty(static_cast<uint64_t>(changes)); }
+
+}  // namespace vireo

@@ -1,0 +1,152 @@
+// The server: owns the keyspace, the clients, the listeners and the event loop, and runs
+// commands. Everything here runs on the execution thread.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "commands/command_table.h"
+#include "net/event_loop.h"
+#include "server/client.h"
+#include "server/config.h"
+#include "store/db.h"
+
+namespace vireo {
+
+struct ServerStats {
+  uint64_t total_connections_received = 0;
+  uint64_t total_commands_processed = 0;
+  uint64_t rejected_connections = 0;
+  uint64_t total_error_replies = 0;
+  uint64_t unexpected_error_replies = 0;
+  uint64_t total_reads_processed = 0;
+  uint64_t total_writes_processed = 0;
+  uint64_t net_input_bytes = 0;   // from closed clients; live ones are added on demand
+  uint64_t net_output_bytes = 0;
+  uint64_t evicted_clients = 0;
+  uint64_t client_query_buffer_limit_disconnections = 0;
+  std::map<std::string, uint64_t> error_codes;  // INFO errorstats
+  // Instantaneous ops/sec: samples taken by the periodic task.
+  int64_t ops_sample_time_ms = 0;
+  uint64_t ops_sample_count = 0;
+  double instantaneous_ops_per_sec = 0;
+};
+
+struct SlowlogEntry {
+  uint64_t id;
+  int64_t time_s;
+  int64_t duration_us;
+  std::vector<std::string> args;
+  std::string peer;
+  std::string client_name;
+};
+
+class Server {
+ public:
+  explicit Server(Config config);
+  ~Server();
+
+  // Opens listeners and prepares databases; false with *error if the server cannot start.
+  bool Init(std::string* error);
+  // Serves until SHUTDOWN or a termination signal.
+  void Run();
+
+  Config& config() { return config_; }
+  Db* db(int i) { return dbs_[static_cast<size_t>(i)].get(); }
+  int db_count() const { return static_cast<int>(dbs_.size()); }
+  KeyspaceStats& keyspace_stats() { return keyspace_stats_; }
+  ServerStats& stats() { return stats_; }
+  const std::unordered_map<uint64_t, Client*>& clients() const { return clients_; }
+  Client* FindClient(uint64_t id);
+
+  // Counters and times shown by INFO.
+  int64_t start_time_ms() const { return start_time_ms_; }
+  uint64_t dirty() const { return dirty_; }
+  void AddDirty(uint64_t n) { dirty_ += n; }
+  int64_t last_save_time() const { return last_save_time_; }
+  int tcp_port() const { return static_cast<int>(config_.port); }
+  const std::string& run_id() const { return run_id_; }
+  const std::string& executable() const { return executable_; }
+  void set_executable(std::string path) { executable_ = std::move(path); }
+
+  // Slow log.
+  std::deque<SlowlogEntry>& slowlog() { return slowlog_; }
+  uint64_t next_slowlog_id() { return slowlog_next_id_++; }
+
+  // MONITOR: the client starts receiving every command.
+  void AddMonitor(Client* c);
+  void RemoveMonitor(Client* c);
+
+  // CLIENT PAUSE/UNPAUSE: until end_ms, clients' commands (writes only when writes_only) wait.
+  void Pause(int64_t end_ms, bool writes_only);
+  void Unpause();
+  bool paused() const { return pause_end_ms_ != 0; }
+
+  // Closes the client after its pending reply is written (QUIT) or at once (KILL).
+  void CloseClientAsync(Client* c);
+  // Asks the server to stop after the current command; with save, persistence runs first.
+  void RequestShutdown(int exit_code = 0);
+
+  // Applies CONFIG SET side effects (hz, maxclients, ...) after a successful change.
+  void OnConfigChanged(std::string_view name);
+
+  // Runs one command for c (arguments in c->args), with all checks Valkey does first.
+  void Execute(Client* c);
+
+ private:
+  static void OnListenerEvent(void* obj, uint32_t events);
+  static void OnClientEvent(void* obj, uint32_t events);
+  void AcceptClients(int listen_fd, bool unix_socket);
+  void HandleClientEvent(Client* c, uint32_t events);
+  // Parses and runs the commands in c's input buffer.
+  void ProcessInput(Client* c);
+  void FlushPendingWrites();
+  void WriteToClient(Client* c);
+  void FreeClient(Client* c);
+  void Cron();
+  void FeedMonitors(Client* c, const std::vector<std::string_view>& args);
+  void RecordSlowlog(Client* c, const std::vector<std::string_view>& args, int64_t duration_us);
+  bool IsPausedFor(const Client* c, const CommandSpec* spec) const;
+
+  Config config_;
+  EventLoop loop_;
+  std::vector<std::unique_ptr<Db>> dbs_;
+  KeyspaceStats keyspace_stats_;
+  ServerStats stats_;
+
+  struct Listener {
+    int fd;
+    bool unix_socket;
+    IoWatcher watcher;
+    Server* server;
+  };
+  std::vector<std::unique_ptr<Listener>> listeners_;
+  std::unordered_map<uint64_t, Client*> clients_;
+  std::vector<Client*> pending_writes_;
+  std::vector<Client*> monitors_;
+  std::vector<Client*> paused_clients_;
+  std::vector<Client*> to_close_;
+  uint64_t next_client_id_ = 1;
+
+  int64_t start_time_ms_ = 0;
+  uint64_t dirty_ = 0;
+  int64_t last_save_time_ = 0;
+  std::string run_id_;
+  std::string executable_;
+  std::deque<SlowlogEntry> slowlog_;
+  uint64_t slowlog_next_id_ = 0;
+  int64_t pause_end_ms_ = 0;
+  bool pause_writes_only_ = false;
+  bool shutdown_requested_ = false;
+  int exit_code_ = 0;
+};
+
+// The running server (set by main); handlers reach it through their context instead.
+Server* TheServer();
+
+}  // namespace vireo

@@ -1,0 +1,157 @@
+#include "store/db.h"
+
+#include <vector>
+
+#include "common/clock.h"
+#include "store/lazy_free.h"
+#include "store/value.h"
+
+namespace vireo {
+namespace {
+
+ExpiredHook g_expired_hook = nullptr;
+
+}  // namespace
+
+void Db::SetExpiredHook(ExpiredHook hook) { g_expired_hook = hook; }
+
+Db::Db(int index, KeyspaceStats* stats)
+    : index_(index), stats_(stats), table_(std::make_unique<HashTable<Entry>>()) {}
+
+Db::~Db() { table_->Clear([](Entry* e) { FreeEntry(e); }); }
+
+bool Db::IsExpired(const Entry* e) {
+  return e->expire_ms != 0 && e->expire_ms <= CommandTimeMs();
+}
+
+void Db::DeleteExpired(Entry* e) {
+  // Copy the key first: the hook may want it after the entry is gone.
+  std::string key(e->Key());
+  table_->Remove(key);
+  --volatile_;
+  ++stats_->expired_keys;
+  if (FreeEffort(e) > kLazyFreeThreshold) {
+    LazyFreeEntry(e);
+  } else {
+    FreeEntry(e);
+  }
+  if (g_expired_hook != nullptr) g_expired_hook(index_, key);
+}
+
+Entry* Db::Find(std::string_view key) {
+  Entry* e = table_->Find(key);
+  if (e != nullptr && IsExpired(e)) {
+    DeleteExpired(e);
+    return nullptr;
+  }
+  return e;
+}
+
+Entry* Db::Lookup(std::string_view key) {
+  Entry* e = Find(key);
+  if (e == nullptr) {
+    ++stats_->keyspace_misses;
+    return nullptr;
+  }
+  ++stats_->keyspace_hits;
+  e->SetLru(LruClock());
+  return e;
+}
+
+Entry* Db::Add(std::string_view key) {
+  Entry* e = NewEntry(key);
+  e->SetLru(LruClock());
+  table_->Insert(e);
+  return e;
+}
+
+Entry* Db::Detach(std::string_view key) {
+  Entry* e = table_->Remove(key);
+  if (e != nullptr && e->expire_ms != 0) --volatile_;
+  return e;
+}
+
+void Db::Attach(Entry* e) {
+  e->next = nullptr;
+  table_->Insert(e);
+  if (e->expire_ms != 0) ++volatile_;
+}
+
+bool Db::Delete(std::string_view key, bool lazy) {
+  Entry* e = Find(key);
+  if (e == nullptr) return false;
+  Detach(key);
+  if (lazy && FreeEffort(e) > kLazyFreeThreshold) {
+    LazyFreeEntry(e);
+  } else {
+    FreeEntry(e);
+  }
+  return true;
+}
+
+void Db::ReplaceEntry(Entry* old_entry, Entry* new_entry) {
+  if (old_entry->expire_ms != 0) --volatile_;
+  if (new_entry->expire_ms != 0) ++volatile_;
+  table_->Replace(old_entry, new_entry);
+  FreeEntry(old_entry);
+}
+
+void Db::SetExpire(Entry* e, int64_t ms) {
+  if (e->expire_ms == 0 && ms != 0) ++volatile_;
+  if (e->expire_ms != 0 && ms == 0) --volatile_;
+  e->expire_ms = ms;
+}
+
+Entry* Db::Random() {
+  // Bounded retries: a table full of expired keys must not loop forever.
+  for (int i = 0; i < 100; ++i) {
+    Entry* e = table_->Random();
+    if (e == nullptr) return nullptr;
+    if (!IsExpired(e)) return e;
+    if (i < 99) DeleteExpired(e);
+    else return e;  // give up like Valkey does after many tries: return an expired one
+  }
+  return nullptr;
+}
+
+void Db::Clear(bool async) {
+  volatile_ = 0;
+  expire_cursor_ = 0;
+  if (table_->Size() == 0) return;
+  if (async) {
+    HashTable<Entry>* old = table_.release();
+    table_ = std::make_unique<HashTable<Entry>>();
+    LazyFreeJob([old] {
+      old->Clear([](Entry* e) { FreeEntry(e); });
+      delete old;
+    });
+  } else {
+    table_->Clear([](Entry* e) { FreeEntry(e); });
+  }
+}
+
+void Db::Swap(Db& other) {
+  std::swap(table_, other.table_);
+  std::swap(volatile_, other.volatile_);
+  std::swap(expire_cursor_, other.expire_cursor_);
+}
+
+size_t Db::ActiveExpire(size_t buckets) {
+  if (volatile_ == 0 || table_->Size() == 0) return 0;
+  std::vector<Entry*> expired;
+  for (size_t i = 0; i < buckets; ++i) {
+    expire_cursor_ = table_->Scan(expire_cursor_, [&](Entry* e) {
+      if (IsExpired(e)) expired.push_back(e);
+    });
+    if (expire_cursor_ == 0) break;
+  }
+  for (Entry* e : expired) DeleteExpired(e);
+  return expired.size();
+}
+
+void Db::Housekeeping() {
+  table_->MaybeShrink();
+  table_->RehashStep(100);
+}
+
+}  // namespace vireo

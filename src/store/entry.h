@@ -1,0 +1,57 @@
+// A key and its value, stored in one allocation linked into the keyspace's hash table.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace vireo {
+
+enum class ObjType : uint8_t { kString = 0, kList, kSet, kZSet, kHash, kStream };
+enum class Encoding : uint8_t {
+  kInt = 0,   // string holding an int64 in the entry itself
+  kEmbStr,    // short string (reported as Valkey's "embstr")
+  kRaw,       // string modified in place or long (Valkey's "raw")
+  kListPack,
+  kQuickList,
+  kIntSet,
+  kHashTable,
+  kSkipList,
+  kStream,
+};
+
+// A string value's bytes. `cap` allows APPEND/SETRANGE to grow in place.
+struct StrBlob {
+  uint32_t len;
+  uint32_t cap;
+  char data[];
+  std::string_view View() const { return {data, len}; }
+};
+
+// Layout is 32 bytes of header then the key bytes: the per-key overhead the design promises.
+// `meta` packs type (4 bits), encoding (4 bits) and a 24-bit access clock in seconds.
+struct Entry {
+  Entry* next;         // hash chain, owned by HashTable
+  int64_t expire_ms;   // absolute unix ms; 0 = no expiry
+  union {
+    int64_t ival;      // Encoding::kInt
+    StrBlob* str;      // kEmbStr / kRaw
+    void* obj;         // collections (owned; freed by FreeValue)
+  };
+  uint32_t key_len;
+  uint32_t meta;
+  char key[];
+
+  std::string_view Key() const { return {key, key_len}; }
+  ObjType type() const { return static_cast<ObjType>(meta & 0xF); }
+  Encoding encoding() const { return static_cast<Encoding>((meta >> 4) & 0xF); }
+  uint32_t lru() const { return meta >> 8; }
+  void SetType(ObjType t, Encoding e) {
+    meta = (meta & ~0xFFu) | static_cast<uint32_t>(t) | (static_cast<uint32_t>(e) << 4);
+  }
+  void SetLru(uint32_t clock) { meta = (meta & 0xFFu) | (clock << 8); }
+};
+
+static_assert(sizeof(Entry) == 32, "Entry header must stay 32 bytes");
+
+}  // namespace vireo

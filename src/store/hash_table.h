@@ -1,0 +1,104 @@
+// Intrusive chained hash table with incremental rehashing and a resize-proof SCAN cursor.
+//
+// Nodes are owned by the caller: the table links them through `Node::next` and never
+// allocates or frees them. A Node must provide:
+//   Node* next;                         // chain link, owned by the table
+//   std::string_view Key() const;       // the key bytes
+// Hashes are computed with the seeded hash from common/hash.h.
+//
+// Rehashing moves a few buckets on each mutating call (and on RehashStep), so growing to
+// tens of millions of keys never stops the owner thread for a full rehash. Single-threaded:
+// only the keyspace's owner thread may call it.
+//
+// Sizing: bucket counts are powers of two. The first Insert allocates kMinBuckets; an Insert
+// that finds Size() >= buckets starts growing to twice as many; MaybeShrink shrinks to the
+// smallest power of two >= Size() once load falls below 1/8. Nothing is stored per node
+// besides `next`, so rehashing recomputes each moved key's hash. The reasons behind these
+// choices are noted in hash_table_inl.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace vireo {
+
+template <typename Node>
+class HashTable {
+ public:
+  HashTable();
+  ~HashTable();  // frees bucket arrays only; nodes belong to the caller
+  HashTable(const HashTable&) = delete;
+  HashTable& operator=(const HashTable&) = delete;
+
+  size_t Size() const;
+  // Total buckets of both tables (for memory accounting and INFO).
+  size_t BucketCount() const;
+  bool IsRehashing() const;
+
+  Node* Find(std::string_view key) const;
+  // Links node in; the caller guarantees no node with the same key is present.
+  void Insert(Node* node);
+  // Unlinks and returns the node with key, or nullptr. Does not free it.
+  Node* Remove(std::string_view key);
+  // Replaces old_node (present in the table) by new_node with the same key, in place.
+  void Replace(Node* old_node, Node* new_node);
+
+  // Hints the CPU to load the bucket slot(s) key would hash to, so a batch of lookups can
+  // overlap their cache misses: Prefetch every key first, then Find each. Never faults,
+  // changes nothing, and costs one hash of key.
+  void Prefetch(std::string_view key) const;
+
+  // One SCAN step: calls fn(Node*) for every node in the bucket(s) at cursor and returns the
+  // next cursor (0 when the scan is complete). Every node present for the whole scan is
+  // reported at least once, whatever resizes happen in between (reverse-binary cursor).
+  // fn must not insert or remove.
+  template <typename Fn>
+  uint64_t Scan(uint64_t cursor, Fn&& fn);
+
+  // A node picked at random (fairly, though not perfectly uniformly), or nullptr if empty.
+  Node* Random() const;
+
+  // Performs up to n bucket moves of an in-progress rehash; returns true if still rehashing.
+  bool RehashStep(size_t n);
+
+  // Unlinks every node, calling fn(Node*) on each (e.g. to free it); leaves the table empty.
+  template <typename Fn>
+  void Clear(Fn&& fn);
+
+  // Calls fn(Node*) on every node; fn must not insert or remove.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const;
+
+  // Shrinks the bucket arrays when load is low (called from the server's periodic task).
+  // Frees them entirely when the table is empty. Does nothing while a rehash is running.
+  void MaybeShrink();
+
+ private:
+  static constexpr size_t kMinBuckets = 4;
+  static constexpr size_t kNotRehashing = SIZE_MAX;
+
+  size_t Buckets(int t) const { return buckets_[t] ? size_t{1} << log2_[t] : 0; }
+  size_t Mask(int t) const { return (size_t{1} << log2_[t]) - 1; }
+  // Allocates table 1 with 2^log2 buckets and starts moving table 0 into it.
+  void StartRehash(uint8_t log2);
+  void FinishRehash();
+  // Bucket moves a mutation pays, more when the table being filled is already overloaded.
+  size_t StepsPerMutation() const;
+  // The link pointing at the first node in hash's chain(s) satisfying is_match, or nullptr;
+  // sets *table to the table holding it.
+  template <typename Match>
+  Node** FindLink(uint64_t hash, Match&& is_match, int* table) const;
+
+  // Table 0 is the only table, or the one being drained during a rehash; table 1 is the
+  // rehash target. A null bucket array means that table does not exist.
+  Node** buckets_[2] = {nullptr, nullptr};
+  size_t used_[2] = {0, 0};
+  // Buckets of table 0 below this index are already moved; kNotRehashing when idle.
+  size_t rehash_index_ = kNotRehashing;
+  uint8_t log2_[2] = {0, 0};
+};
+
+}  // namespace vireo
+
+#include "store/hash_table_inl.h"

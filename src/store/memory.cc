@@ -1,0 +1,108 @@
+#include "store/memory.h"
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+#ifdef VIREO_USE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
+namespace vireo {
+namespace {
+
+CollectionOps g_ops[8] = {};
+
+[[noreturn]] void OutOfMemory(size_t n) {
+  fprintf(stderr, "Out Of Memory allocating %zu bytes!\n", n);
+  abort();
+}
+
+}  // namespace
+
+void* ZMalloc(size_t n) {
+  void* p = malloc(n ? n : 1);
+  if (p == nullptr) OutOfMemory(n);
+  return p;
+}
+
+void* ZRealloc(void* p, size_t n) {
+  void* q = realloc(p, n ? n : 1);
+  if (q == nullptr) OutOfMemory(n);
+  return q;
+}
+
+void ZFree(void* p) { free(p); }
+
+size_t ZMallocSize(void* p) { return p ? malloc_usable_size(p) : 0; }
+
+size_t UsedMemory() {
+#ifdef VIREO_USE_JEMALLOC
+  // The epoch must be bumped for jemalloc to refresh its cached statistics.
+  uint64_t epoch = 1;
+  size_t sz = sizeof(epoch);
+  mallctl("epoch", &epoch, &sz, &epoch, sz);
+  size_t allocated = 0;
+  sz = sizeof(allocated);
+  if (mallctl("stats.allocated", &allocated, &sz, nullptr, 0) == 0) return allocated;
+  return 0;
+#else
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+#endif
+}
+
+size_t ResidentMemory() {
+  FILE* f = fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long size = 0, resident = 0;
+  int n = fscanf(f, "%lu %lu", &size, &resident);
+  fclose(f);
+  if (n != 2) return 0;
+  return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+const char* AllocatorName() {
+#ifdef VIREO_USE_JEMALLOC
+  static char name[64];
+  if (name[0] == 0) {
+    const char* v = nullptr;
+    size_t sz = sizeof(v);
+    if (mallctl("version", &v, &sz, nullptr, 0) == 0 && v != nullptr) {
+      // jemalloc reports "5.3.0-0-g54eaed1d..."; Valkey shows "jemalloc-5.3.0".
+      int len = 0;
+      while (v[len] && v[len] != '-' && len < 40) ++len;
+      snprintf(name, sizeof(name), "jemalloc-%.*s", len, v);
+    } else {
+      snprintf(name, sizeof(name), "jemalloc");
+    }
+  }
+  return name;
+#else
+  return "libc";
+#endif
+}
+
+void RegisterCollectionOps(ObjType type, const CollectionOps& ops) {
+  g_ops[static_cast<int>(type)] = ops;
+}
+
+void FreeCollection(ObjType type, Encoding enc, void* obj) {
+  const CollectionOps& ops = g_ops[static_cast<int>(type)];
+  if (ops.free != nullptr) ops.free(enc, obj);
+}
+
+size_t CollectionFreeEffort(ObjType type, Encoding enc, const void* obj) {
+  const CollectionOps& ops = g_ops[static_cast<int>(type)];
+  return ops.free_effort != nullptr ? ops.free_effort(enc, obj) : 1;
+}
+
+size_t CollectionMemory(ObjType type, Encoding enc, const void* obj) {
+  const CollectionOps& ops = g_ops[static_cast<int>(type)];
+  return ops.memory != nullptr ? ops.memory(enc, obj) : 0;
+}
+
+}  // namespace vireo

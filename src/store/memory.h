@@ -1,0 +1,33 @@
+// Allocation for stored data, so the allocator (jemalloc or libc) and memory accounting live
+// in one place, and hooks for collection types that later families plug in.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "store/entry.h"
+
+namespace vireo {
+
+void* ZMalloc(size_t n);          // aborts with a log line when out of memory
+void* ZRealloc(void* p, size_t n);
+void ZFree(void* p);
+size_t ZMallocSize(void* p);      // usable size of an allocation
+// Bytes currently allocated by the process (jemalloc's stats.allocated, or our count).
+size_t UsedMemory();
+// Resident set size of the process, from /proc.
+size_t ResidentMemory();
+const char* AllocatorName();      // "jemalloc-5.3.0" / "libc"
+
+// Collection families register how their values are freed and measured.
+struct CollectionOps {
+  void (*free)(Encoding enc, void* obj);
+  size_t (*free_effort)(Encoding enc, const void* obj);
+  size_t (*memory)(Encoding enc, const void* obj);
+};
+void RegisterCollectionOps(ObjType type, const CollectionOps& ops);
+void FreeCollection(ObjType type, Encoding enc, void* obj);
+size_t CollectionFreeEffort(ObjType type, Encoding enc, const void* obj);
+size_t CollectionMemory(ObjType type, Encoding enc, const void* obj);
+
+}  // namespace vireo

@@ -1,0 +1,173 @@
+#include "store/value.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "common/numbers.h"
+#include "store/memory.h"
+
+namespace vireo {
+namespace {
+
+// Valkey reports strings up to this length created in one piece as "embstr".
+constexpr size_t kEmbStrMax = 44;
+
+StrBlob* NewBlob(std::string_view s, size_t cap) {
+  auto* b = static_cast<StrBlob*>(ZMalloc(sizeof(StrBlob) + cap));
+  b->len = static_cast<uint32_t>(s.size());
+  b->cap = static_cast<uint32_t>(cap);
+  if (!s.empty()) memcpy(b->data, s.data(), s.size());
+  return b;
+}
+
+bool IsStringBlob(const Entry* e) {
+  return e->type() == ObjType::kString && e->encoding() != Encoding::kInt;
+}
+
+// Makes e's string a raw blob with room for at least `need` bytes, keeping its content.
+StrBlob* EnsureRaw(Entry* e, size_t need) {
+  if (e->encoding() == Encoding::kInt) {
+    char buf[24];
+    size_t n = FormatInt64To(buf, e->ival);
+    size_t cap = need > n ? need : n;
+    e->str = NewBlob(std::string_view(buf, n), cap + cap / 2);
+  } else if (e->str->cap < need) {
+    // Grow geometrically like an sds string so repeated APPENDs stay linear.
+    size_t cap = need < 1024 * 1024 ? need * 2 : need + 1024 * 1024;
+    StrBlob* b = static_cast<StrBlob*>(ZRealloc(e->str, sizeof(StrBlob) + cap));
+    b->cap = static_cast<uint32_t>(cap);
+    e->str = b;
+  }
+  e->SetType(ObjType::kString, Encoding::kRaw);
+  return e->str;
+}
+
+}  // namespace
+
+Entry* NewEntry(std::string_view key) {
+  auto* e = static_cast<Entry*>(ZMalloc(sizeof(Entry) + key.size()));
+  e->next = nullptr;
+  e->expire_ms = 0;
+  e->ival = 0;
+  e->key_len = static_cast<uint32_t>(key.size());
+  e->meta = 0;
+  e->SetType(ObjType::kString, Encoding::kInt);
+  if (!key.empty()) memcpy(e->key, key.data(), key.size());
+  return e;
+}
+
+void FreeValue(Entry* e) {
+  switch (e->type()) {
+    case ObjType::kString:
+      if (e->encoding() != Encoding::kInt) ZFree(e->str);
+      break;
+    default:
+      // Collections register their destructors as they land (see FreeCollection).
+      FreeCollection(e->type(), e->encoding(), e->obj);
+      break;
+  }
+  e->SetType(ObjType::kString, Encoding::kInt);
+  e->ival = 0;
+}
+
+void FreeEntry(Entry* e) {
+  FreeValue(e);
+  ZFree(e);
+}
+
+size_t FreeEffort(const Entry* e) {
+  if (e->type() == ObjType::kString) return 1;
+  return CollectionFreeEffort(e->type(), e->encoding(), e->obj);
+}
+
+void SetStringValue(Entry* e, std::string_view s) {
+  int64_t v;
+  if (s.size() <= 20 && ParseInt64(s, &v)) {
+    SetIntValue(e, v);
+    return;
+  }
+  FreeValue(e);
+  e->str = NewBlob(s, s.size());
+  e->SetType(ObjType::kString, s.size() <= kEmbStrMax ? Encoding::kEmbStr : Encoding::kRaw);
+}
+
+void SetIntValue(Entry* e, int64_t v) {
+  FreeValue(e);
+  e->ival = v;
+  e->SetType(ObjType::kString, Encoding::kInt);
+}
+
+void SetRawStringValue(Entry* e, std::string_view s) {
+  FreeValue(e);
+  e->str = NewBlob(s, s.size());
+  e->SetType(ObjType::kString, Encoding::kRaw);
+}
+
+std::string_view StringValue(const Entry* e, char* buf) {
+  if (e->encoding() == Encoding::kInt) return std::string_view(buf, FormatInt64To(buf, e->ival));
+  return e->str->View();
+}
+
+size_t StringLength(const Entry* e) {
+  if (e->encoding() == Encoding::kInt) {
+    char buf[24];
+    return FormatInt64To(buf, e->ival);
+  }
+  return e->str->len;
+}
+
+size_t AppendToString(Entry* e, std::string_view s) {
+  size_t old = StringLength(e);
+  StrBlob* b = EnsureRaw(e, old + s.size());
+  if (!s.empty()) memcpy(b->data + b->len, s.data(), s.size());
+  b->len = static_cast<uint32_t>(old + s.size());
+  return b->len;
+}
+
+size_t SetRangeInString(Entry* e, size_t offset, std::string_view s) {
+  size_t old = StringLength(e);
+  size_t end = offset + s.size();
+  size_t len = end > old ? end : old;
+  StrBlob* b = EnsureRaw(e, len);
+  if (offset > b->len) memset(b->data + b->len, 0, offset - b->len);
+  if (!s.empty()) memcpy(b->data + offset, s.data(), s.size());
+  b->len = static_cast<uint32_t>(len);
+  return len;
+}
+
+size_t EntryMemory(const Entry* e) {
+  size_t n = ZMallocSize(const_cast<Entry*>(e));
+  if (IsStringBlob(e)) n += ZMallocSize(e->str);
+  else if (e->type() != ObjType::kString) n += CollectionMemory(e->type(), e->encoding(), e->obj);
+  return n;
+}
+
+const char* TypeName(ObjType t) {
+  switch (t) {
+    case ObjType::kString: return "string";
+    case ObjType::kList: return "list";
+    case ObjType::kSet: return "set";
+    case ObjType::kZSet: return "zset";
+    case ObjType::kHash: return "hash";
+    case ObjType::kStream: return "stream";
+  }
+  return "none";
+}
+
+const char* EncodingName(Encoding e) {
+  switch (e) {
+    case Encoding::kInt: return "int";
+    case Encoding::kEmbStr: return "embstr";
+    case Encoding::kRaw: return "raw";
+    case Encoding::kListPack: return "listpack";
+    case Encoding::kQuickList: return "quicklist";
+    case Encoding::kIntSet: return "intset";
+    case Encoding::kHashTable: return "hashtable";
+    case Encoding::kSkipList: return "skiplist";
+    case Encoding::kStream: return "stream";
+  }
+  return "unknown";
+}
+
+}  // namespace vireo

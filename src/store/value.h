@@ -1,0 +1,48 @@
+// Creating, reading and freeing the values held by entries (encoding-agnostic string API).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "store/entry.h"
+
+namespace vireo {
+
+// Largest string value (proto-max-bulk-len default), as Valkey's 512 MB.
+constexpr int64_t kMaxStringSize = 512LL * 1024 * 1024;
+
+// Allocates an entry for key with no value (type string/int 0) and no expiry.
+Entry* NewEntry(std::string_view key);
+// Frees the entry and its value.
+void FreeEntry(Entry* e);
+// Frees only the value (the entry is kept) and resets it to the integer 0.
+void FreeValue(Entry* e);
+// Estimated cost of freeing e's value, in elements (decides lazy freeing).
+size_t FreeEffort(const Entry* e);
+
+// Sets e's value to the string s, choosing the encoding Valkey would report for a fresh
+// string: int for canonical integers that fit, embstr up to 44 bytes, raw beyond.
+void SetStringValue(Entry* e, std::string_view s);
+// Sets e's value to an integer (encoding int).
+void SetIntValue(Entry* e, int64_t v);
+// Sets e's value to s with raw encoding (results of APPEND/SETRANGE are raw in Valkey).
+void SetRawStringValue(Entry* e, std::string_view s);
+
+// The string value's bytes. For int encoding the digits are written into buf (>= 21 bytes).
+std::string_view StringValue(const Entry* e, char* buf);
+// Appends to a string value in place (converting to raw); returns the new length.
+size_t AppendToString(Entry* e, std::string_view s);
+// Writes s at offset (zero-padding as needed), converting to raw; returns the new length.
+size_t SetRangeInString(Entry* e, size_t offset, std::string_view s);
+// Bytes of the string value.
+size_t StringLength(const Entry* e);
+
+// Memory attributed to e (header, key, value), for INFO and MEMORY USAGE.
+size_t EntryMemory(const Entry* e);
+
+// Valkey's names for types and encodings ("string", "embstr", ...).
+const char* TypeName(ObjType t);
+const char* EncodingName(Encoding e);
+
+}  // namespace vireo

@@ -1,0 +1,591 @@
+#!/usr/bin/python3
+"""Differential tester: the same random command sequence against redis-server and vireo-server.
+
+Starts the reference (/usr/bin/redis-server) and the server under test on free 127.0.0.1 ports
+with `--save "" --appendonly no`, then, for a bounded time, runs episodes: FLUSHALL, a random
+number of generated commands (see generators.py), and an audit of every key in databases 0-3.
+Episodes use RESP2 or RESP3 (HELLO 3). Replies are compared exactly, except where a command's
+comparison mode says otherwise. On the first mismatch it prints the seed, the command, both
+replies and the commands before it, shrinks the episode to a short reproduction, and exits 1.
+
+  run_compat.py --server build/vireo-server [--seconds 90 | --long] [--seed N]
+  run_compat.py --server /usr/bin/redis-server      # checks the harness itself: 0 mismatches
+"""
+
+import argparse
+import ctypes
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generators import REGISTRY, Cmd, Sequence, format_args  # noqa: E402
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+HOST = "127.0.0.1"
+REPLY_TIMEOUT_S = 10.0
+AUDIT_DBS = ["0", "1", "2", "3"]
+BATCH_SIZES = [1, 1, 2, 4, 8, 16, 32, 64]  # commands pipelined per round trip
+
+
+# ---------------------------------------------------------------------------------------------
+# Processes
+
+def _die_with_parent():
+    """Children get SIGKILL if this process dies (e.g. killed by a ctest timeout)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, name, binary, workdir):
+        self.name = name
+        self.binary = binary
+        self.workdir = Path(workdir) / name
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.log_path = self.workdir / "server.log"
+        self.proc = None
+        self.port = None
+
+    def start(self):
+        for _ in range(5):
+            self.port = free_port()
+            cmd = [self.binary, "--port", str(self.port), "--bind", HOST, "--save", "",
+                   "--appendonly", "no", "--dir", str(self.workdir)]
+            with open(self.log_path, "ab") as log:
+                self.proc = subprocess.Popen(cmd, cwd=self.workdir, stdin=subprocess.DEVNULL,
+                                             stdout=log, stderr=subprocess.STDOUT,
+                                             preexec_fn=_die_with_parent)
+            if self._wait_ready():
+                return
+            self.stop()
+            if "already in use" not in self.log():
+                break
+        raise RuntimeError(f"{self.name} ({self.binary}) did not start:\n{self.log()[-4000:]}")
+
+    def _wait_ready(self, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                with socket.create_connection((HOST, self.port), timeout=1.0) as s:
+                    s.sendall(b"*1\r\n$4\r\nPING\r\n")
+                    s.settimeout(2.0)
+                    if s.recv(64).startswith(b"+PONG"):
+                        return self.proc.poll() is None
+            except OSError:
+                pass
+            time.sleep(0.05)
+        return False
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self):
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def log(self):
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# RESP: replies become hashable tagged tuples so that types are compared too
+
+class ReplyTimeout(Exception):
+    pass
+
+
+class Conn:
+    def __init__(self, port):
+        self.sock = socket.create_connection((HOST, port), timeout=REPLY_TIMEOUT_S)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buf = bytearray()
+        self.pos = 0
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def _fill(self):
+        if self.pos > 65536:
+            del self.buf[:self.pos]
+            self.pos = 0
+        try:
+            chunk = self.sock.recv(262144)
+        except socket.timeout:
+            raise ReplyTimeout()
+        if not chunk:
+            raise ConnectionError("connection closed")
+        self.buf += chunk
+
+    def _line(self):
+        while True:
+            i = self.buf.find(b"\r\n", self.pos)
+            if i >= 0:
+                line = bytes(self.buf[self.pos:i])
+                self.pos = i + 2
+                return line
+            self._fill()
+
+    def _bulk(self, n):
+        while len(self.buf) - self.pos < n + 2:
+            self._fill()
+        data = bytes(self.buf[self.pos:self.pos + n])
+        if self.buf[self.pos + n:self.pos + n + 2] != b"\r\n":
+            raise ValueError("bulk string not terminated by CRLF")
+        self.pos += n + 2
+        return data
+
+    def read(self):
+        line = self._line()
+        t, rest = line[:1], line[1:]
+        if t in (b"+", b"-", b":", b",", b"(", b"#"):
+            return (t.decode(), rest)
+        if t == b"_":
+            return ("_", None)
+        if t in (b"$", b"!", b"="):
+            n = int(rest)
+            return (t.decode(), None if n < 0 else self._bulk(n))
+        if t in (b"*", b">", b"~"):
+            n = int(rest)
+            if n < 0:
+                return (t.decode(), None)
+            return (t.decode(), tuple(self.read() for _ in range(n)))
+        if t in (b"%", b"|"):
+            n = int(rest)
+            pairs = tuple((self.read(), self.read()) for _ in range(n))
+            if t == b"|":  # attribute: keep it attached to the reply that follows
+                return ("|", pairs, self.read())
+            return ("%", pairs)
+        raise ValueError(f"bad RESP line {line!r}")
+
+
+def encode(args):
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
+
+
+INLINE_SAFE = re.compile(rb"^[A-Za-z0-9:_.\-]+$")
+
+
+def fmt(reply, indent=0):
+    """redis-cli-like rendering of a tagged reply."""
+    pad = "  " * indent
+    t = reply[0]
+    v = reply[1] if len(reply) > 1 else None
+    if t in ("+", "-", ":", ",", "(", "#"):
+        return f"{pad}{t}{v.decode('utf-8', 'backslashreplace')}"
+    if t == "_" or v is None:
+        return f"{pad}({t} null)"
+    if t in ("$", "!", "="):
+        return f"{pad}{format_args([v]) or chr(34) * 2}" + (" (verbatim)" if t == "=" else "")
+    if t in ("*", ">", "~"):
+        if not v:
+            return f"{pad}{t} (empty)"
+        return f"{pad}{t}\n" + "\n".join(fmt(x, indent + 1) for x in v)
+    if t == "%":
+        if not v:
+            return f"{pad}% (empty)"
+        return f"{pad}%\n" + "\n".join(
+            f"{fmt(k, indent + 1)} =>\n{fmt(x, indent + 2)}" for k, x in v)
+    if t == "|":
+        return f"{pad}(attribute)\n" + fmt(reply[2], indent)
+    if t == "scan":
+        return f"{pad}(full SCAN) " + " ".join(format_args([k]) for k in v)
+    return f"{pad}{reply!r}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Running commands on both servers
+
+def normalize(reply, mode):
+    t = reply[0]
+    if mode == "sorted" and t in ("*", "~") and reply[1] is not None:
+        return ("*", tuple(sorted(reply[1])))
+    if mode == "ttl" and t == ":" and int(reply[1]) > 0:
+        return (":", b"positive")
+    if mode == "encoding" and t == "$" and reply[1] in (b"quicklist", b"listpack"):
+        return ("$", b"quicklist|listpack")
+    return reply
+
+
+class Pair:
+    """One connection to each server; runs a Cmd on both and returns both normalized replies."""
+
+    def __init__(self, ref, dut, inline_rate=0.0, rng=None):
+        self.servers = (ref, dut)
+        self.conns = [Conn(ref.port), Conn(dut.port)]
+        self.inline_rate = inline_rate
+        self.rng = rng or random.Random(0)
+
+    def close(self):
+        for c in self.conns:
+            c.close()
+
+    def _wire(self, args):
+        if self.inline_rate and all(INLINE_SAFE.match(a) for a in args) and \
+                self.rng.random() < self.inline_rate:
+            return b" ".join(args) + b"\r\n"
+        return encode(args)
+
+    def run_batch(self, cmds):
+        """Pipeline plain (non-scan) commands; returns [(ref, dut)] normalized replies."""
+        data = b"".join(self._wire(c.args) for c in cmds)
+        for c in self.conns:
+            c.send(data)
+        per_server = []
+        for conn in self.conns:
+            replies = []
+            for _ in cmds:
+                reply = self._read(conn)
+                replies.append(reply)
+                if reply[0] == "no reply":
+                    replies += [reply] * (len(cmds) - len(replies))
+                    break
+            per_server.append(replies)
+        return [(normalize(a, c.mode), normalize(b, c.mode))
+                for c, a, b in zip(cmds, per_server[0], per_server[1])]
+
+    @staticmethod
+    def _read(conn):
+        try:
+            return conn.read()
+        except ReplyTimeout:
+            return ("no reply", b"timeout")
+        except (ConnectionError, OSError) as e:
+            return ("no reply", str(e).encode())
+
+    def _scan_one(self, i, template):
+        conn = self.conns[i]
+        cursor = b"0"
+        keys = set()
+        for _ in range(100000):
+            args = [cursor if a == b"{cursor}" else a for a in template]
+            conn.send(encode(args))
+            reply = self._read(conn)
+            if reply[0] == "-" or reply[0] == "no reply":
+                return reply
+            if reply[0] != "*" or len(reply[1]) != 2 or reply[1][1][0] not in ("*", "~"):
+                return ("bad SCAN reply", fmt(reply).encode())
+            cursor = reply[1][0][1]
+            keys.update(k[1] for k in reply[1][1][1])
+            if cursor == b"0":
+                return ("scan", tuple(sorted(keys)))
+        return ("SCAN did not finish", b"")
+
+    def run(self, cmd):
+        if cmd.mode == "scan":
+            return [self._scan_one(0, cmd.args), self._scan_one(1, cmd.args)]
+        return list(self.run_batch([cmd])[0])
+
+
+class Mismatch(Exception):
+    def __init__(self, cmd, ref_reply, dut_reply, why=""):
+        super().__init__(why)
+        self.cmd, self.ref_reply, self.dut_reply, self.why = cmd, ref_reply, dut_reply, why
+
+
+def check(pair, cmd):
+    ref, dut = pair.run(cmd)
+    return compare(cmd, ref, dut)
+
+
+def compare(cmd, ref, dut):
+    if cmd.mode == "hello":
+        ok = (ref[0] in ("%", "*") and dut[0] == ref[0] and
+              _hello_proto(ref) == _hello_proto(dut))
+        if not ok:
+            raise Mismatch(cmd, ref, dut, "HELLO replies differ in type or proto")
+        return ref
+    if ref != dut:
+        raise Mismatch(cmd, ref, dut)
+    return ref
+
+
+def _hello_proto(reply):
+    items = reply[1]
+    pairs = items if reply[0] == "%" else list(zip(items[::2], items[1::2]))
+    for k, v in pairs:
+        if k[1] == b"proto":
+            return v
+    return None
+
+
+def audit(pair, record):
+    """Compare every key in the audited databases: type, string value, TTL class."""
+    for db in AUDIT_DBS:
+        record(Cmd(["SELECT", db]))
+        keys = record(Cmd(["KEYS", "*"], "sorted"))
+        for k in keys[1] or ():
+            key = k[1]
+            t = record(Cmd(["TYPE", key]))
+            if t[1] == b"string":
+                record(Cmd(["GET", key]))
+            elif t[1] == b"list":
+                record(Cmd(["LRANGE", key, "0", "-1"]))
+            record(Cmd(["PTTL", key], "ttl"))
+    record(Cmd(["SELECT", "0"]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Shrinking a failing episode
+
+def replay(ref, dut, cmds):
+    """Run cmds on fresh connections after FLUSHALL; True if the last command mismatches."""
+    pair = Pair(ref, dut)
+    try:
+        check(pair, Cmd(["FLUSHALL"]))
+        for c in cmds[:-1]:
+            pair.run(c)
+        r1, r2 = pair.run(cmds[-1])
+        if cmds[-1].mode == "hello":
+            return r1[0] != r2[0] or _hello_proto(r1) != _hello_proto(r2)
+        return r1 != r2
+    except Exception:
+        return False
+    finally:
+        pair.close()
+
+
+def shrink(ref, dut, cmds, budget_s=30.0):
+    """Greedy chunk removal keeping the final (failing) command; bounded by budget_s."""
+    deadline = time.monotonic() + budget_s
+    if not replay(ref, dut, cmds):
+        return None
+    chunk = max(1, (len(cmds) - 1) // 2)
+    while chunk >= 1 and time.monotonic() < deadline:
+        i = 0
+        removed = False
+        while i < len(cmds) - 1 and time.monotonic() < deadline:
+            candidate = cmds[:i] + cmds[i + chunk:] if i + chunk < len(cmds) else None
+            if candidate and replay(ref, dut, candidate):
+                cmds = candidate
+                removed = True
+            else:
+                i += chunk
+        if not removed:
+            chunk //= 2
+    return cmds
+
+
+# ---------------------------------------------------------------------------------------------
+
+def describe(cmd):
+    s = format_args(cmd.args)
+    return s if cmd.mode == "exact" else f"{s}    [{cmd.mode}]"
+
+
+def report_mismatch(m, ctx):
+    p = print
+    p("")
+    p(f"compat: MISMATCH at command {ctx['count']} "
+      f"(seed {ctx['seed']}, episode {ctx['episode']}, RESP{ctx['proto']})")
+    if m.why:
+        p(f"  {m.why}")
+    p(f"  command: {describe(m.cmd)}")
+    p(f"  {ctx['ref_name']} reply:\n{fmt(m.ref_reply, 2)}")
+    p(f"  {ctx['dut_name']} reply:\n{fmt(m.dut_reply, 2)}")
+    p(f"  last {len(ctx['recent'])} commands before it ({ctx['ref_name']} replies):")
+    for cmd, reply in ctx["recent"]:
+        rendered = fmt(reply).replace("\n", " ")
+        if len(rendered) > 160:
+            rendered = rendered[:157] + "..."
+        p(f"    {describe(cmd)}  ->  {rendered}")
+    p(f"  reproduce: /usr/bin/python3 {ctx['argv0']} --server {ctx['dut_bin']} "
+      f"--seed {ctx['seed']} --families {','.join(ctx['families'])}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--server", default=str(REPO_ROOT / "build" / "vireo-server"),
+                    help="binary under test (default: build/vireo-server)")
+    ap.add_argument("--reference", default="/usr/bin/redis-server",
+                    help="reference binary (default: /usr/bin/redis-server)")
+    ap.add_argument("--seconds", type=float, default=90.0, help="time budget (default 90)")
+    ap.add_argument("--long", action="store_true", help="run for 20 minutes")
+    ap.add_argument("--max-commands", type=int, default=0,
+                    help="stop after this many generated commands (0: no limit)")
+    ap.add_argument("--seed", type=int, default=None, help="random seed (printed)")
+    ap.add_argument("--families", default="strings,keys,errors",
+                    help=f"comma-separated generator families; known: "
+                         f"{','.join(sorted(REGISTRY))}")
+    ap.add_argument("--protocols", default="2,3", help="RESP versions to use (default 2,3)")
+    ap.add_argument("--inline-rate", type=float, default=0.05,
+                    help="fraction of simple commands sent as inline commands (default 0.05)")
+    ap.add_argument("--no-shrink", action="store_true",
+                    help="do not shrink a failing episode to a short reproduction")
+    ap.add_argument("--keep", action="store_true", help="keep the temp dir with server logs")
+    args = ap.parse_args()
+
+    seconds = 1200.0 if args.long else args.seconds
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**31)
+    families = [f for f in args.families.split(",") if f]
+    protocols = [int(p) for p in args.protocols.split(",") if p]
+    for binary in (args.server, args.reference):
+        if not os.access(binary, os.X_OK):
+            print(f"compat: {binary} not found or not executable", file=sys.stderr)
+            return 2
+
+    print(f"compat: seed {seed}, {seconds:g} s, families {','.join(families)}, "
+          f"RESP {','.join(map(str, protocols))}", flush=True)
+    print(f"compat: reference {args.reference}, under test {args.server}", flush=True)
+
+    tmp = tempfile.mkdtemp(prefix="vireo-compat-")
+    ref = Server("reference", args.reference, tmp)
+    dut = Server("tested", args.server, tmp)
+    ref_name = "redis" if "redis" in Path(args.reference).name else "reference"
+    dut_name = "vireo" if "vireo" in Path(args.server).name else f"tested({Path(args.server).name})"
+    try:
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
+        try:
+            ref.start()
+            dut.start()
+        except RuntimeError as e:
+            print(f"compat: {e}", file=sys.stderr)
+            return 2
+        rc = run(args, seed, seconds, families, protocols, ref, dut, ref_name, dut_name)
+        for s in (ref, dut):
+            if not s.alive():
+                print(f"compat: {s.name} server exited:\n{s.log()[-4000:]}")
+                rc = 1
+        return rc
+    finally:
+        ref.stop()
+        dut.stop()
+        if args.keep:
+            print(f"compat: logs kept in {tmp}")
+        else:
+            subprocess.run(["rm", "-rf", tmp])
+
+
+def run(args, seed, seconds, families, protocols, ref, dut, ref_name, dut_name):
+    seq = Sequence(seed, families)
+    rng = seq.rng
+    pair = Pair(ref, dut, inline_rate=args.inline_rate, rng=random.Random(seed ^ 0x5EED))
+    recent = deque(maxlen=20)
+    episode_cmds = []
+    ctx = {"seed": seed, "episode": 0, "proto": 2, "count": 0, "recent": recent,
+           "ref_name": ref_name, "dut_name": dut_name, "dut_bin": args.server,
+           "families": families, "argv0": os.path.relpath(__file__, REPO_ROOT)}
+
+    def record(cmd):
+        episode_cmds.append(cmd)
+        ctx["count"] += 1
+        reply = check(pair, cmd)
+        recent.append((cmd, reply))
+        return reply
+
+    batch = []
+
+    def flush():
+        # Generated commands never depend on replies, so they can be pipelined; batch sizes
+        # come from the pair's own RNG so they do not change the command sequence.
+        results = pair.run_batch(batch) if batch else []
+        for cmd, (ref_reply, dut_reply) in zip(batch, results):
+            episode_cmds.append(cmd)
+            ctx["count"] += 1
+            compare(cmd, ref_reply, dut_reply)
+            recent.append((cmd, ref_reply))
+        batch.clear()
+
+    start = time.monotonic()
+    deadline = start + seconds
+    generated = 0
+    proto = 2
+    try:
+        while time.monotonic() < deadline:
+            if args.max_commands and generated >= args.max_commands:
+                break
+            ctx["episode"] += 1
+            episode_cmds.clear()
+            want = protocols[0] if ctx["episode"] == 1 else rng.choice(protocols)
+            if want != proto:
+                record(Cmd(["HELLO", str(want)], "hello"))
+                proto = want
+            ctx["proto"] = proto
+            record(Cmd(["FLUSHALL"]))
+            record(Cmd(["SELECT", "0"]))
+            length = rng.randint(20, 600)
+            batch_limit = 1
+            for _ in range(length):
+                if len(batch) >= batch_limit:
+                    flush()
+                    batch_limit = pair.rng.choice(BATCH_SIZES)
+                    if time.monotonic() >= deadline:
+                        break
+                if args.max_commands and generated >= args.max_commands:
+                    break
+                for cmd in seq.next():
+                    if cmd.mode == "scan":
+                        flush()
+                        record(cmd)
+                    else:
+                        batch.append(cmd)
+                generated += 1
+            flush()
+            audit(pair, record)
+    except Mismatch as m:
+        report_mismatch(m, ctx)
+        if not args.no_shrink and ref.alive() and dut.alive() and episode_cmds:
+            # The replay starts on fresh connections: RESP2 and db 0, like an episode start.
+            cmds = list(episode_cmds)
+            if proto != 2 and cmds[0].mode != "hello":
+                cmds.insert(0, Cmd(["HELLO", str(proto)], "hello"))
+            short = shrink(ref, dut, cmds)
+            if short:
+                print(f"  shrunk to {len(short)} commands (after FLUSHALL, fresh connection):")
+                for c in short:
+                    print(f"    {describe(c)}")
+            else:
+                print("  (the episode does not fail again when replayed alone)")
+        for s, name in ((ref, ref_name), (dut, dut_name)):
+            if not s.alive():
+                print(f"  {name} server exited with {s.proc.returncode}; log tail:")
+                print(s.log()[-4000:])
+        return 1
+    finally:
+        pair.close()
+    elapsed = time.monotonic() - start
+    print(f"compat: {ctx['count']} commands compared, 0 mismatches "
+          f"({generated} generated, {ctx['episode']} episodes, {elapsed:.1f} s, seed {seed})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

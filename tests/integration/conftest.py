@@ -1,0 +1,596 @@
+"""Fixtures that run the real vireo-server binary on a free 127.0.0.1 port in a temp dir.
+
+Run with Debian's interpreter: /usr/bin/python3 -m pytest tests/integration
+The binary comes from $VIREO_SERVER (default <repo>/build/vireo-server); pointing it at
+/usr/bin/redis-server runs the same tests against the reference server.
+
+Fixtures:
+  start_server(*args, config=None, defaults=True, wait=True) -> ServerProcess  (factory)
+  server / r / raw        one fresh server per test, a redis.Redis (decode_responses=True) and a
+                          RawConnection to it
+  shared_server / sr      one server for the whole session; `sr` flushes it before each test
+Helpers:
+  redis_cli(server, *args, input=None) -> stdout of /usr/bin/redis-cli
+  RawConnection, RespError, Push, Verbatim (importable: `from conftest import ...`)
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import redis
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SERVER_BINARY = os.environ.get("VIREO_SERVER") or str(REPO_ROOT / "build" / "vireo-server")
+REDIS_CLI = "/usr/bin/redis-cli"
+HOST = "127.0.0.1"
+START_TIMEOUT_S = 10.0
+STOP_TIMEOUT_S = 5.0
+START_ATTEMPTS = 5  # a free port can be taken by someone else before the server binds it
+
+
+# --------------------------------------------------------------------------------------------
+# RESP parsing for raw-socket tests
+
+class RespError(Exception):
+    """An error reply (`-ERR ...` or RESP3 `!`). Returned by read_reply(), not raised."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+    def __eq__(self, other):
+        return isinstance(other, RespError) and other.message == self.message
+
+    def __hash__(self):
+        return hash(self.message)
+
+    def __repr__(self):
+        return f"RespError({self.message!r})"
+
+
+class Push(list):
+    """A RESP3 push message (`>`)."""
+
+    def __repr__(self):
+        return f"Push({list.__repr__(self)})"
+
+
+class Verbatim(str):
+    """A RESP3 verbatim string (`=`); the text without its format prefix, with .format set."""
+
+    format = "txt"
+
+
+class RawConnection:
+    """A plain socket to the server that speaks bytes and parses replies.
+
+    read_reply() maps: simple string -> str, error -> RespError, integer / big number -> int,
+    bulk string -> bytes, null (any kind) -> None, array -> list, double -> float,
+    boolean -> bool, map -> dict, set -> set (list if elements are unhashable),
+    push -> Push, verbatim -> Verbatim. Attributes (`|`) are stored in .last_attributes and
+    skipped.
+    """
+
+    def __init__(self, host, port, timeout=10.0):
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buf = b""
+        self.last_attributes = None
+
+    # -- sending
+    def send(self, data):
+        if isinstance(data, str):
+            data = data.encode()
+        self.sock.sendall(data)
+
+    @staticmethod
+    def encode(*args):
+        out = [b"*%d\r\n" % len(args)]
+        for a in args:
+            if isinstance(a, str):
+                a = a.encode()
+            elif isinstance(a, (int, float)):
+                a = str(a).encode()
+            out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+        return b"".join(out)
+
+    def send_command(self, *args):
+        self.send(self.encode(*args))
+
+    def call(self, *args):
+        """Send one command as a RESP array and return its parsed reply."""
+        self.send_command(*args)
+        return self.read_reply()
+
+    # -- receiving
+    def _fill(self):
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("connection closed by server")
+        self.buf += chunk
+
+    def _line(self):
+        while True:
+            i = self.buf.find(b"\r\n")
+            if i >= 0:
+                line, self.buf = self.buf[:i], self.buf[i + 2:]
+                return line
+            self._fill()
+
+    def _exact(self, n):
+        while len(self.buf) < n + 2:
+            self._fill()
+        data, self.buf = self.buf[:n], self.buf[n + 2:]
+        return data
+
+    def read_line(self):
+        """One raw line without its CRLF (for checking exact bytes)."""
+        return self._line()
+
+    def read_reply(self):
+        line = self._line()
+        if not line:
+            raise ValueError("empty reply line")
+        t, rest = line[:1], line[1:]
+        if t == b"+":
+            return rest.decode("utf-8", "replace")
+        if t == b"-":
+            return RespError(rest.decode("utf-8", "replace"))
+        if t == b":" or t == b"(":
+            return int(rest)
+        if t == b"$" or t == b"!" or t == b"=":
+            n = int(rest)
+            if n < 0:
+                return None
+            data = self._exact(n)
+            if t == b"!":
+                return RespError(data.decode("utf-8", "replace"))
+            if t == b"=":
+                v = Verbatim(data[4:].decode("utf-8", "replace"))
+                v.format = data[:3].decode()
+                return v
+            return data
+        if t == b"*" or t == b">" or t == b"~":
+            n = int(rest)
+            if n < 0:
+                return None
+            items = [self.read_reply() for _ in range(n)]
+            if t == b">":
+                return Push(items)
+            if t == b"~":
+                try:
+                    return set(items)
+                except TypeError:
+                    return items
+            return items
+        if t == b"%" or t == b"|":
+            n = int(rest)
+            pairs = [(self.read_reply(), self.read_reply()) for _ in range(n)]
+            try:
+                d = dict(pairs)
+            except TypeError:
+                d = pairs
+            if t == b"|":
+                self.last_attributes = d
+                return self.read_reply()
+            return d
+        if t == b"_":
+            return None
+        if t == b",":
+            s = rest.decode()
+            return float(s)  # float() accepts inf, -inf and nan
+        if t == b"#":
+            return rest == b"t"
+        raise ValueError(f"unknown RESP type byte in line {line!r}")
+
+    def read_until_closed(self, timeout=10.0):
+        """Everything the server sends until it closes the connection (bytes)."""
+        self.sock.settimeout(timeout)
+        data, self.buf = self.buf, b""
+        while True:
+            try:
+                chunk = self.sock.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+    def is_closed(self, timeout=2.0):
+        """True if the server closed the connection (after sending whatever it sent)."""
+        try:
+            self.read_until_closed(timeout)
+            return True
+        except socket.timeout:
+            return False
+
+    def settimeout(self, timeout):
+        self.sock.settimeout(timeout)
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Server processes
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def _listening_inodes(port):
+    """Socket inodes listening on `port`, or None if /proc/net is unreadable."""
+    inodes = set()
+    readable = False
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                readable = True
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    local, state, inode = fields[1], fields[3], fields[9]
+                    if state == "0A" and int(local.rsplit(":", 1)[1], 16) == port:
+                        inodes.add(inode)
+        except OSError:
+            pass
+    return inodes if readable else None
+
+
+def _owns_port(pid, port):
+    """True if process `pid` holds the listening socket on `port` (None if we can't tell)."""
+    inodes = _listening_inodes(port)
+    if inodes is None:
+        return None
+    if not inodes:
+        return False
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    for fd in fds:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:[") and link[8:-1] in inodes:
+            return True
+    return False
+
+
+def _option_names(args):
+    return {a[2:].lower() for a in args if isinstance(a, str) and a.startswith("--")}
+
+
+def _option_value(args, name):
+    value = None
+    for i, a in enumerate(args):
+        if isinstance(a, str) and a.lower() == "--" + name and i + 1 < len(args):
+            value = args[i + 1]
+    return value
+
+
+def _config_directives(text):
+    found = {}
+    for line in text.splitlines():
+        parts = line.strip().split(None, 1)
+        if parts and not parts[0].startswith("#"):
+            found[parts[0].lower()] = parts[1].strip().strip('"') if len(parts) > 1 else ""
+    return found
+
+
+class ServerProcess:
+    """One server binary run in its own directory; see start_server."""
+
+    def __init__(self, binary, workdir, args=(), config=None, defaults=True, env=None):
+        self.binary = str(binary)
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.args = [str(a) for a in args]
+        self.config = config
+        self.defaults = defaults
+        self.env = env
+        self.host = HOST
+        self.port = None
+        self.dir = self.workdir
+        self.proc = None
+        self.expect_crash = False  # set when a test kills or crashes the server on purpose
+        self.log_path = self.workdir / "server.log"
+        self.config_path = None
+        self._clients = []
+        self._stopped_by_us = False
+        self._fixed_port = None
+        if config is not None:
+            self.config_path = self.workdir / "vireo.conf"
+            if isinstance(config, dict):
+                text = "".join(f"{k} {v}\n" for k, v in config.items())
+            else:
+                text = config
+            self.config_path.write_text(text)
+            self.config_text = text
+        else:
+            self.config_text = ""
+
+    # -- lifecycle
+    def _command(self, port):
+        cmd = [self.binary]
+        if self.config_path is not None:
+            cmd.append(str(self.config_path))
+        given = _option_names(self.args)
+        in_config = _config_directives(self.config_text)
+        if self.defaults:
+            defaults = [("port", str(port)), ("bind", HOST), ("dir", str(self.workdir)),
+                        ("save", "")]
+            for name, value in defaults:
+                if name not in given and name not in in_config:
+                    cmd += ["--" + name, value]
+        return cmd + self.args
+
+    def _resolve_port(self):
+        value = _option_value(self.args, "port")
+        if value is None:
+            value = _config_directives(self.config_text).get("port")
+        if value is not None:
+            return int(value)
+        return None
+
+    def _resolve_dir(self):
+        value = _option_value(self.args, "dir") or _config_directives(self.config_text).get("dir")
+        if value:
+            p = Path(value)
+            return p if p.is_absolute() else self.workdir / p
+        return self.workdir
+
+    def start(self, wait=True, port=None):
+        """Start the binary; pick a fresh free port unless one is fixed; wait for PING."""
+        if self.proc is not None and self.proc.poll() is None:
+            raise RuntimeError("server already running")
+        if not os.path.exists(self.binary):
+            raise FileNotFoundError(
+                f"server binary {self.binary} not found (build it, or set VIREO_SERVER)")
+        fixed = port or self._resolve_port() or self._fixed_port
+        attempts = 1 if fixed else START_ATTEMPTS
+        last_error = None
+        for _ in range(attempts):
+            self.port = fixed or free_port()
+            self.dir = self._resolve_dir()
+            self._launch()
+            if not wait:
+                return self
+            try:
+                self.wait_ready()
+                return self
+            except RuntimeError as e:
+                last_error = e
+                self._terminate()
+                if "already in use" not in self.log() and not getattr(e, "port_taken", False):
+                    break
+        raise last_error
+
+    def _launch(self):
+        self._stopped_by_us = False
+        with open(self.log_path, "ab") as log:
+            log.write(f"### {' '.join(self._command(self.port))}\n".encode())
+            log.flush()
+            env = dict(os.environ)
+            if self.env:
+                env.update(self.env)
+            self.proc = subprocess.Popen(
+                self._command(self.port), cwd=self.workdir, stdin=subprocess.DEVNULL,
+                stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+
+    def wait_ready(self, timeout=START_TIMEOUT_S):
+        """Wait until this process owns the port and answers PING."""
+        deadline = time.monotonic() + timeout
+        last = "no attempt"
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    f"server exited with code {self.proc.returncode} during start-up\n"
+                    f"--- {self.log_path} ---\n{self.log()}")
+            try:
+                with socket.create_connection((HOST, self.port), timeout=1.0) as s:
+                    s.sendall(b"*1\r\n$4\r\nPING\r\n")
+                    s.settimeout(2.0)
+                    reply = s.recv(1024)
+                if reply.startswith(b"+PONG") or reply.startswith(b"-NOAUTH"):
+                    owner = _owns_port(self.proc.pid, self.port)
+                    if owner is False:
+                        err = RuntimeError(f"port {self.port} is held by another process")
+                        err.port_taken = True
+                        raise err
+                    return
+                last = f"PING reply {reply!r}"
+            except (OSError, socket.timeout) as e:
+                last = repr(e)
+            time.sleep(0.05)
+        raise RuntimeError(
+            f"server did not answer PING on {HOST}:{self.port} within {timeout}s ({last})\n"
+            f"--- {self.log_path} ---\n{self.log()}")
+
+    def _terminate(self, sig=signal.SIGTERM, timeout=STOP_TIMEOUT_S):
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self._stopped_by_us = True
+            try:
+                self.proc.send_signal(sig)
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+    def stop(self, timeout=STOP_TIMEOUT_S):
+        """SIGTERM, then SIGKILL after `timeout` seconds. Returns the exit code."""
+        self.close_clients()
+        return self._terminate(signal.SIGTERM, timeout)
+
+    def kill(self):
+        """SIGKILL (simulates a crash; the next start() sees only what was persisted)."""
+        self.expect_crash = True
+        self.close_clients()
+        return self._terminate(signal.SIGKILL)
+
+    def restart(self, wait=True):
+        """Stop and start again on the same port and directory (data files are kept)."""
+        self.stop()
+        self._fixed_port = self.port
+        return self.start(wait=wait, port=self.port)
+
+    def is_alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    @property
+    def pid(self):
+        return self.proc.pid if self.proc else None
+
+    def log(self):
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    # -- clients
+    def client(self, **kw):
+        kw.setdefault("decode_responses", True)
+        kw.setdefault("socket_timeout", 10)
+        c = redis.Redis(host=self.host, port=self.port, **kw)
+        self._clients.append(c)
+        return c
+
+    def raw(self, timeout=10.0):
+        c = RawConnection(self.host, self.port, timeout=timeout)
+        self._clients.append(c)
+        return c
+
+    def close_clients(self):
+        for c in self._clients:
+            try:
+                c.close()
+            except Exception:
+                pass
+        self._clients.clear()
+
+    def crash_report(self):
+        """Text describing an unexpected crash or sanitizer report, or None."""
+        if self.proc is None:
+            return None
+        text = self.log()
+        markers = ("AddressSanitizer", "LeakSanitizer", "runtime error:", "crashed by signal",
+                   "BUG REPORT")
+        if any(m in text for m in markers):
+            return f"crash or sanitizer report in {self.log_path}:\n{text[-8000:]}"
+        rc = self.proc.returncode
+        if not self.expect_crash and not self._stopped_by_us and rc is not None and rc < 0:
+            return f"server died with signal {-rc}:\n{text[-8000:]}"
+        return None
+
+    def __repr__(self):
+        return f"<ServerProcess {self.binary} {self.host}:{self.port} pid={self.pid}>"
+
+
+def redis_cli(server, *args, input=None, check=True, timeout=30):
+    """Run /usr/bin/redis-cli against `server` and return its stdout (text)."""
+    cmd = [REDIS_CLI, "-h", server.host, "-p", str(server.port), *map(str, args)]
+    res = subprocess.run(cmd, input=input, capture_output=True, text=True, timeout=timeout)
+    if check and res.returncode != 0:
+        raise RuntimeError(f"{cmd} exited {res.returncode}: {res.stderr}")
+    return res.stdout
+
+
+# --------------------------------------------------------------------------------------------
+# Fixtures
+
+@pytest.fixture(scope="session")
+def server_binary():
+    return SERVER_BINARY
+
+
+def _teardown(servers):
+    problems = []
+    for s in servers:
+        s.close_clients()
+        s._terminate()
+        report = s.crash_report()
+        if report:
+            problems.append(f"{s!r}: {report}")
+    if problems:
+        pytest.fail("\n\n".join(problems), pytrace=False)
+
+
+@pytest.fixture
+def start_server(tmp_path, server_binary):
+    """Factory: start_server(*args, config=None, defaults=True, wait=True, env=None).
+
+    Default arguments are --port <free> --bind 127.0.0.1 --dir <tmp> --save ""; any of them
+    given in args or in the config (str or dict) replaces the default; defaults=False omits
+    them all. Every server started is stopped at teardown; an unexpected crash or sanitizer
+    report fails the test.
+    """
+    servers = []
+
+    def start(*args, config=None, defaults=True, wait=True, env=None, binary=None):
+        workdir = tmp_path / f"server{len(servers)}"
+        s = ServerProcess(binary or server_binary, workdir, args, config=config,
+                          defaults=defaults, env=env)
+        servers.append(s)
+        return s.start(wait=wait)
+
+    yield start
+    _teardown(servers)
+
+
+@pytest.fixture
+def server(start_server):
+    return start_server()
+
+
+@pytest.fixture
+def r(server):
+    return server.client()
+
+
+@pytest.fixture
+def raw(server):
+    return server.raw()
+
+
+@pytest.fixture(scope="session")
+def shared_server(tmp_path_factory, server_binary):
+    s = ServerProcess(server_binary, tmp_path_factory.mktemp("shared"))
+    s.start()
+    yield s
+    _teardown([s])
+
+
+@pytest.fixture
+def sr(shared_server):
+    """A client (decode_responses=True) to the session server, after FLUSHALL."""
+    if not shared_server.is_alive():
+        report = shared_server.crash_report() or shared_server.log()[-4000:]
+        shared_server.expect_crash = True
+        shared_server.start()
+        pytest.fail(f"shared server had died (restarted it):\n{report}", pytrace=False)
+    c = redis.Redis(host=shared_server.host, port=shared_server.port, decode_responses=True,
+                    socket_timeout=10)
+    c.flushall()
+    yield c
+    c.close()
