@@ -80,13 +80,17 @@ Server::~Server() {
   g_server = nullptr;
 }
 
-bool Server::Init(std::string* error) {
+void Server::InitForTests() {
   start_time_ms_ = NowMs();
   last_save_time_ = start_time_ms_ / 1000;
   run_id_ = RandomHex(40);
   for (int64_t i = 0; i < config_.databases; ++i) {
     dbs_.push_back(std::make_unique<Db>(static_cast<int>(i), &keyspace_stats_));
   }
+}
+
+bool Server::Init(std::string* error) {
+  InitForTests();
   if (config_.port != 0) {
     bool any = false;
     for (const std::string& addr : config_.bind) {

@@ -53,6 +53,8 @@ class Server {
 
   // Opens listeners and prepares databases; false with *error if the server cannot start.
   bool Init(std::string* error);
+  // Prepares databases only, without listeners or signals (in-process command tests).
+  void InitForTests();
   // Serves until SHUTDOWN or a termination signal.
   void Run();
 

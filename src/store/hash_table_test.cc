@@ -150,13 +150,14 @@ TEST(HashTableTest, GrowthKeepsEveryKeyFindableMidRehash) {
   Fixture f;
   std::vector<std::string> keys;
   size_t rehashing_checks = 0;
-  size_t last_buckets = 0;
   for (size_t i = 0; i < 3000; ++i) {
     keys.push_back(KeyOf(0, i));
     f.Add(keys.back());
-    EXPECT_GE(f.table.BucketCount(), last_buckets);
-    last_buckets = f.table.BucketCount();
-    if (!f.table.IsRehashing()) continue;
+    // Load 1 triggers a grow, and a grow finishes before its target passes load 1.
+    if (!f.table.IsRehashing()) {
+      EXPECT_LE(f.table.Size(), f.table.BucketCount());
+      continue;
+    }
     ++rehashing_checks;
     for (const std::string& key : keys) ASSERT_NE(f.table.Find(key), nullptr) << key;
   }
@@ -341,11 +342,14 @@ TEST(HashTableTest, ScanSeesStableKeysAcrossGrowth) {
     for (size_t i = 0; i < 500; ++i) stable.push_back(f.Add(KeyOf(0, i))->key);
     for (size_t i = 0; i < 500; ++i) doomed.push_back(f.Add(KeyOf(1, i))->key);
     std::shuffle(doomed.begin(), doomed.end(), rng);
+    // Inserts must stop at some point: a table that doubles faster than the cursor advances
+    // would keep the scan going forever.
+    constexpr size_t kMaxAdded = 30'000;
     size_t added = 0;
     size_t grows = 0;
     size_t last_buckets = f.table.BucketCount();
     auto seen = ScanAll(f.table, [&] {
-      size_t burst = rng() % 64;
+      size_t burst = std::min<size_t>(kMaxAdded - added, rng() % 64);
       for (size_t i = 0; i < burst; ++i) f.Add(KeyOf(2, added++));
       if (!doomed.empty() && rng() % 2 == 0) {
         f.Drop(doomed.back());

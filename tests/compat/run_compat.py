@@ -54,6 +54,36 @@ def free_port():
         return s.getsockname()[1]
 
 
+def _owns_port(pid, port):
+    """False if /proc shows that `port` is listened on by another process than `pid`.
+
+    Guards against a start-up race: our server fails to bind a port that someone else took
+    meanwhile, and our PING is answered by that other server.
+    """
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                for line in list(f)[1:]:
+                    fields = line.split()
+                    if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        inodes.add(fields[9])
+        except OSError:
+            return True
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return True
+    for fd in fds:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:[") and link[8:-1] in inodes:
+            return True
+    return False
+
+
 class Server:
     def __init__(self, name, binary, workdir):
         self.name = name
@@ -73,10 +103,11 @@ class Server:
                 self.proc = subprocess.Popen(cmd, cwd=self.workdir, stdin=subprocess.DEVNULL,
                                              stdout=log, stderr=subprocess.STDOUT,
                                              preexec_fn=_die_with_parent)
-            if self._wait_ready():
+            state = self._wait_ready()
+            if state == "ready":
                 return
             self.stop()
-            if "already in use" not in self.log():
+            if state != "port taken" and "already in use" not in self.log():
                 break
         raise RuntimeError(f"{self.name} ({self.binary}) did not start:\n{self.log()[-4000:]}")
 
@@ -84,17 +115,19 @@ class Server:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                return False
+                return "exited"
             try:
                 with socket.create_connection((HOST, self.port), timeout=1.0) as s:
                     s.sendall(b"*1\r\n$4\r\nPING\r\n")
                     s.settimeout(2.0)
                     if s.recv(64).startswith(b"+PONG"):
-                        return self.proc.poll() is None
+                        if not _owns_port(self.proc.pid, self.port):
+                            return "port taken"
+                        return "ready" if self.proc.poll() is None else "exited"
             except OSError:
                 pass
             time.sleep(0.05)
-        return False
+        return "timeout"
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -225,6 +258,10 @@ def fmt(reply, indent=0):
             f"{fmt(k, indent + 1)} =>\n{fmt(x, indent + 2)}" for k, x in v)
     if t == "|":
         return f"{pad}(attribute)\n" + fmt(reply[2], indent)
+    if t == "no reply":
+        return f"{pad}(no reply: {v.decode(errors='replace')})"
+    if t in ("bad SCAN reply", "SCAN did not finish"):
+        return f"{pad}({t}) {v.decode(errors='replace')}"
     if t == "scan":
         return f"{pad}(full SCAN) " + " ".join(format_args([k]) for k in v)
     return f"{pad}{reply!r}"
@@ -457,6 +494,14 @@ def main():
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**31)
     families = [f for f in args.families.split(",") if f]
     protocols = [int(p) for p in args.protocols.split(",") if p]
+    unknown = [f for f in families if f not in REGISTRY]
+    if unknown or not families:
+        print(f"compat: unknown families {unknown}; known: {','.join(sorted(REGISTRY))}",
+              file=sys.stderr)
+        return 2
+    if not protocols or any(p not in (2, 3) for p in protocols):
+        print("compat: --protocols takes 2 and/or 3", file=sys.stderr)
+        return 2
     for binary in (args.server, args.reference):
         if not os.access(binary, os.X_OK):
             print(f"compat: {binary} not found or not executable", file=sys.stderr)

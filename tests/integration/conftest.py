@@ -14,6 +14,7 @@ Helpers:
   RawConnection, RespError, Push, Verbatim (importable: `from conftest import ...`)
 """
 
+import ctypes
 import os
 import signal
 import socket
@@ -229,6 +230,14 @@ class RawConnection:
 # --------------------------------------------------------------------------------------------
 # Server processes
 
+def _die_with_parent():
+    """Runs in the child before exec: SIGKILL it if pytest dies (e.g. a ctest timeout)."""
+    try:
+        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
 def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((HOST, 0))
@@ -365,11 +374,17 @@ class ServerProcess:
         if not os.path.exists(self.binary):
             raise FileNotFoundError(
                 f"server binary {self.binary} not found (build it, or set VIREO_SERVER)")
-        fixed = port or self._resolve_port() or self._fixed_port
-        attempts = 1 if fixed else START_ATTEMPTS
+        fixed = port if port is not None else self._resolve_port()
+        if fixed is None:
+            fixed = self._fixed_port
+        if fixed is None and not self.defaults:
+            fixed = 6379  # the server's own default
+        if fixed == 0 and wait:
+            raise ValueError("--port 0 (no TCP listener): start with wait=False")
+        attempts = 1 if fixed is not None else START_ATTEMPTS
         last_error = None
         for _ in range(attempts):
-            self.port = fixed or free_port()
+            self.port = fixed if fixed is not None else free_port()
             self.dir = self._resolve_dir()
             self._launch()
             if not wait:
@@ -394,7 +409,8 @@ class ServerProcess:
                 env.update(self.env)
             self.proc = subprocess.Popen(
                 self._command(self.port), cwd=self.workdir, stdin=subprocess.DEVNULL,
-                stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                preexec_fn=_die_with_parent)
 
     def wait_ready(self, timeout=START_TIMEOUT_S):
         """Wait until this process owns the port and answers PING."""
