@@ -594,7 +594,7 @@ def SCAN(g):
     return Cmd(args, "scan")
 
 
-@command("keys", 2)
+@command("lists", 2)
 def RPUSH(g):
     """Creates list keys, mostly under list names, so other commands meet WRONGTYPE."""
     key = g.pick(LIST_KEYS) if g.chance(0.8) else g.key()
@@ -612,7 +612,7 @@ ARITY = {  # Redis arity: N = exactly N words, -N = at least N words (the name c
     "TYPE": 2, "RENAME": 3, "RENAMENX": 3, "COPY": -3, "TOUCH": -2, "EXPIRE": -3,
     "PEXPIRE": -3, "EXPIREAT": -3, "PEXPIREAT": -3, "TTL": 2, "PTTL": 2, "EXPIRETIME": 2,
     "PEXPIRETIME": 2, "PERSIST": 2, "DBSIZE": 1, "SELECT": 2, "SWAPDB": 3, "MOVE": 3,
-    "KEYS": 2, "SCAN": -2, "RPUSH": -3, "OBJECT": -2,
+    "KEYS": 2, "SCAN": -2, "OBJECT": -2,
 }
 
 
