@@ -1,0 +1,119 @@
+#include "store/db.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "common/clock.h"
+#include "store/lazy_free.h"
+#include "store/value.h"
+
+namespace vireo {
+namespace {
+
+TEST(Db, AddFindDelete) {
+  KeyspaceStats stats;
+  Db db(0, &stats);
+  Entry* e = db.Add("k");
+  SetStringValue(e, "hello");
+  ASSERT_EQ(db.Find("k"), e);
+  EXPECT_EQ(db.Size(), 1u);
+  char buf[24];
+  EXPECT_EQ(StringValue(db.Find("k"), buf), "hello");
+  EXPECT_TRUE(db.Delete("k"));
+  EXPECT_FALSE(db.Delete("k"));
+  EXPECT_EQ(db.Find("k"), nullptr);
+}
+
+TEST(Db, LookupCountsHitsAndMisses) {
+  KeyspaceStats stats;
+  Db db(0, &stats);
+  db.Add("a");
+  db.Lookup("a");
+  db.Lookup("b");
+  EXPECT_EQ(stats.keyspace_hits, 1u);
+  EXPECT_EQ(stats.keyspace_misses, 1u);
+}
+
+TEST(Db, LazyExpiryDeletesOnAccess) {
+  KeyspaceStats stats;
+  Db db(0, &stats);
+  RefreshCommandTime();
+  Entry* e = db.Add("k");
+  db.SetExpire(e, CommandTimeMs() - 1);
+  EXPECT_EQ(db.VolatileCount(), 1u);
+  EXPECT_EQ(db.Find("k"), nullptr);
+  EXPECT_EQ(db.Size(), 0u);
+  EXPECT_EQ(db.VolatileCount(), 0u);
+  EXPECT_EQ(stats.expired_keys, 1u);
+}
+
+TEST(Db, ActiveExpireRemovesUnreadKeys) {
+  KeyspaceStats stats;
+  Db db(0, &stats);
+  RefreshCommandTime();
+  for (int i = 0; i < 5000; ++i) {
+    Entry* e = db.Add("key:" + std::to_string(i));
+    if (i % 2 == 0) db.SetExpire(e, CommandTimeMs() - 1);
+  }
+  size_t removed = 0;
+  for (int round = 0; round < 1000 && db.VolatileCount() > 0; ++round) {
+    removed += db.ActiveExpire(64);
+  }
+  EXPECT_EQ(removed, 2500u);
+  EXPECT_EQ(db.Size(), 2500u);
+  EXPECT_EQ(stats.expired_keys, 2500u);
+}
+
+TEST(Db, ScanSkipsExpiredAndSeesAll) {
+  KeyspaceStats stats;
+  Db db(0, &stats);
+  RefreshCommandTime();
+  for (int i = 0; i < 1000; ++i) db.Add("k" + std::to_string(i));
+  db.SetExpire(db.Find("k5"), CommandTimeMs() - 1);
+  std::set<std::string> seen;
+  uint64_t cursor = 0;
+  do {
+    cursor = db.Scan(cursor, [&](Entry* e) { seen.insert(std::string(e->Key())); });
+  } while (cursor != 0);
+  EXPECT_EQ(seen.size(), 999u);
+  EXPECT_EQ(seen.count("k5"), 0u);
+}
+
+TEST(Db, ClearAsyncAndSwap) {
+  KeyspaceStats stats;
+  Db a(0, &stats), b(1, &stats);
+  for (int i = 0; i < 100; ++i) SetStringValue(a.Add("a" + std::to_string(i)), "v");
+  b.Add("only-b");
+  a.Swap(b);
+  EXPECT_EQ(a.Size(), 1u);
+  EXPECT_EQ(b.Size(), 100u);
+  b.Clear(true);
+  EXPECT_EQ(b.Size(), 0u);
+  LazyFreeDrain();
+  EXPECT_EQ(b.Find("a1"), nullptr);
+}
+
+TEST(Value, EncodingsFollowValkey) {
+  Entry* e = NewEntry("k");
+  SetStringValue(e, "12345");
+  EXPECT_EQ(e->encoding(), Encoding::kInt);
+  SetStringValue(e, "012");
+  EXPECT_EQ(e->encoding(), Encoding::kEmbStr);
+  SetStringValue(e, std::string(44, 'x'));
+  EXPECT_EQ(e->encoding(), Encoding::kEmbStr);
+  SetStringValue(e, std::string(45, 'x'));
+  EXPECT_EQ(e->encoding(), Encoding::kRaw);
+  SetIntValue(e, -7);
+  EXPECT_EQ(AppendToString(e, "0"), 3u);
+  EXPECT_EQ(e->encoding(), Encoding::kRaw);
+  char buf[24];
+  EXPECT_EQ(StringValue(e, buf), "-70");
+  EXPECT_EQ(SetRangeInString(e, 5, "ab"), 7u);
+  EXPECT_EQ(StringValue(e, buf), std::string("-70\0\0ab", 7));
+  FreeEntry(e);
+}
+
+}  // namespace
+}  // namespace vireo
