@@ -21,11 +21,37 @@ inline constexpr const char* kOverflow = "ERR increment or decrement would overf
 inline constexpr const char* kStringTooLong = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 inline constexpr const char* kInvalidExpire = "ERR invalid expire time in '%s' command";
 inline constexpr const char* kMaxClients = "ERR max number of clients reached";
+inline constexpr const char* kReplicaKeyspace = "ERR Replica can't interact with the keyspace";
 inline constexpr const char* kOutOfRange = "ERR index out of range";
 inline constexpr const char* kOffsetOutOfRange = "ERR offset is out of range";
 inline constexpr const char* kSameObject = "ERR source and destination objects are the same";
 inline constexpr const char* kNanOrInf = "ERR increment would produce NaN or Infinity";
 inline constexpr const char* kInvalidCursor = "ERR invalid cursor";
+inline constexpr const char* kIntRange =
+    "ERR value is out of range, value must between -2147483648 and 2147483647";
+inline constexpr const char* kInvalidFirstDb = "ERR invalid first DB index";
+inline constexpr const char* kInvalidSecondDb = "ERR invalid second DB index";
+inline constexpr const char* kExpireNxConflict =
+    "ERR NX and XX, GT or LT options at the same time are not compatible";
+// Followed by the option as given.
+inline constexpr const char* kUnsupportedOptionPrefix = "ERR Unsupported option ";
+inline constexpr const char* kExpireGtLtConflict =
+    "ERR GT and LT options at the same time are not compatible";
+inline constexpr const char* kLfuNotSelected =
+    "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+    "that when switching between policies at runtime LRU and LFU data will take some time to "
+    "adjust.";
+inline constexpr const char* kLfuSelected =
+    "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+    "switching between policies at runtime LRU and LFU data will take some time to adjust.";
 inline constexpr const char* kTimeoutNotInteger = "ERR timeout is not an integer or out of range";
+inline constexpr const char* kDecrementOverflow = "ERR decrement would overflow";
+inline constexpr const char* kLcsNotStrings = "ERR The specified keys must contain string values";
+inline constexpr const char* kLcsIdxAndLen =
+    "ERR If you want both the length and indexes, please just use IDX.";
+inline constexpr const char* kLcsTooLarge =
+    "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
+inline constexpr const char* kLcsNoMemory =
+    "ERR Insufficient memory, failed allocating transient memory for LCS";
 
 }  // namespace vireo::errors

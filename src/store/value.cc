@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "common/clock.h"
 #include "common/numbers.h"
 #include "store/memory.h"
 
@@ -81,10 +82,49 @@ size_t FreeEffort(const Entry* e) {
   return CollectionFreeEffort(e->type(), e->encoding(), e->obj);
 }
 
+Entry* CopyEntry(const Entry* src, std::string_view new_key) {
+  Entry* e = NewEntry(new_key);
+  e->expire_ms = src->expire_ms;
+  e->meta = src->meta;
+  e->SetLru(LruClock());
+  switch (src->type()) {
+    case ObjType::kString:
+      if (src->encoding() == Encoding::kInt) {
+        e->ival = src->ival;
+      } else {
+        // Exact size: a copy has no pending appends to make room for.
+        e->str = NewBlob(src->str->View(), src->str->len);
+      }
+      break;
+    default:
+      e->obj = CopyCollection(src->type(), src->encoding(), src->obj);
+      break;
+  }
+  return e;
+}
+
+Entry* RekeyEntry(Entry* e, std::string_view new_key) {
+  Entry* n = NewEntry(new_key);
+  n->expire_ms = e->expire_ms;
+  n->meta = e->meta;
+  // The union is 8 bytes whichever member is live; copy it whole.
+  memcpy(&n->ival, &e->ival, sizeof(n->ival));
+  ZFree(e);
+  return n;
+}
+
 void SetStringValue(Entry* e, std::string_view s) {
   int64_t v;
   if (s.size() <= 20 && ParseInt64(s, &v)) {
     SetIntValue(e, v);
+    return;
+  }
+  // Overwriting a string whose blob fits the new value (without wasting much) reuses it, so
+  // SET over an existing key allocates nothing.
+  if (IsStringBlob(e) && e->str->cap >= s.size() && e->str->cap <= 2 * s.size() + 16) {
+    if (!s.empty()) memmove(e->str->data, s.data(), s.size());
+    e->str->len = static_cast<uint32_t>(s.size());
+    e->SetType(ObjType::kString, s.size() <= kEmbStrMax ? Encoding::kEmbStr : Encoding::kRaw);
     return;
   }
   FreeValue(e);

@@ -21,6 +21,14 @@ void FreeValue(Entry* e);
 // Estimated cost of freeing e's value, in elements (decides lazy freeing).
 size_t FreeEffort(const Entry* e);
 
+// A new, unlinked entry named new_key holding a deep copy of src's value (same type and
+// encoding; collections copy through CollectionOps::copy) and src's expiry, with a fresh
+// access clock (COPY).
+Entry* CopyEntry(const Entry* src, std::string_view new_key);
+// Moves the value, expiry and access clock of the unlinked entry e into a new entry named
+// new_key and frees e's header; O(1) whatever the value's size (RENAME).
+Entry* RekeyEntry(Entry* e, std::string_view new_key);
+
 // Sets e's value to the string s, choosing the encoding Valkey would report for a fresh
 // string: int for canonical integers that fit, embstr up to 44 bytes, raw beyond.
 void SetStringValue(Entry* e, std::string_view s);
