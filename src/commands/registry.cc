@@ -8,7 +8,10 @@ void RegisterAllCommands() {
   RegisterConnectionCommands(t);
   RegisterStringCommands(t);
   RegisterKeyCommands(t);
+  RegisterExpireCommands(t);
+  RegisterDbCommands(t);
   RegisterServerCommands(t);
+  RegisterClientCommands(t);
 }
 
 }  // namespace vireo

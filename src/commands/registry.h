@@ -11,6 +11,9 @@ inline constexpr const char* kCompatVersion = "7.2.4";
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterStringCommands(CommandTable& t);
 void RegisterKeyCommands(CommandTable& t);
+void RegisterExpireCommands(CommandTable& t);
+void RegisterDbCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
+void RegisterClientCommands(CommandTable& t);
 
 }  // namespace vireo

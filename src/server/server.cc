@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/numbers.h"
+#include "common/split_args.h"
 #include "net/socket.h"
 #include "store/lazy_free.h"
 
@@ -175,8 +176,8 @@ void Server::AcceptClients(int listen_fd, bool unix_socket) {
       close(fd);
       continue;
     }
-    if (!unix_socket && config_.protected_mode && !config_.bind_explicit &&
-        config_.requirepass.empty() && !IsLoopbackPeer(fd)) {
+    if (ProtectedModeDenies(config_.protected_mode, !config_.requirepass.empty(), unix_socket,
+                            !unix_socket && IsLoopbackPeer(fd))) {
       ssize_t ignored = write(fd, kProtectedModeMessage, strlen(kProtectedModeMessage));
       (void)ignored;
       ++stats_.rejected_connections;
@@ -210,14 +211,17 @@ void Server::OnClientEvent(void* obj, uint32_t events) {
 
 void Server::HandleClientEvent(Client* c, uint32_t events) {
   if (events & EventLoop::kWritable) {
+    const uint64_t id = c->id;  // c may be freed by the write
     WriteToClient(c);
-    if (clients_.count(c->id) == 0) return;
+    if (clients_.count(id) == 0) return;
   }
   if (!(events & EventLoop::kReadable)) return;
-  // While paused, leave bytes in the socket: the pause list resumes this client later.
-  if (c->flags & kClientPaused) return;
+  // A paused client keeps reading (the level-triggered loop would spin on unread bytes);
+  // ProcessInput leaves its commands waiting, and the query buffer limit still applies.
   ++stats_.total_reads_processed;
-  Connection::ReadResult r = c->conn.Read(c->parser.PendingBulkBytes());
+  size_t wanted = c->parser.BytesWanted();
+  size_t have = c->conn.InputSize();
+  Connection::ReadResult r = c->conn.Read(wanted > have ? wanted - have : 0);
   if (r == Connection::ReadResult::kWouldBlock) return;
   if (r != Connection::ReadResult::kData) {
     FreeClient(c);
@@ -245,8 +249,8 @@ void Server::ProcessInput(Client* c) {
                                               &consumed, &c->args);
     if (r == RequestParser::Result::kIncomplete) break;
     if (r == RequestParser::Result::kError) {
-      // Valkey replies the protocol error, then closes the connection.
-      c->reply.SetOutput(c->conn.Output());
+      // Valkey replies the protocol error (unless replies are off), then closes the connection.
+      c->reply.SetOutput((c->flags & kClientReplyOff) ? &c->discard : c->conn.Output());
       c->reply.Error(std::string("ERR ") + std::string(c->parser.Error()));
       LogVerbose("Protocol error (%s) from client: id=%llu addr=%s",
                  std::string(c->parser.Error()).c_str(), static_cast<unsigned long long>(c->id),
@@ -278,6 +282,17 @@ void Server::ProcessInput(Client* c) {
 
 void Server::FlushPendingWrites() {
   // Replies of a whole event batch go out together: one write per client per loop turn.
+  // Clients held by a pause that has ended run their waiting commands first, here rather than
+  // inside the command that ended it, so no client runs commands inside another's.
+  if (!paused_clients_.empty() && !paused()) {
+    std::vector<Client*> resume;
+    resume.swap(paused_clients_);
+    for (Client* c : resume) c->flags &= ~kClientPaused;
+    for (Client* c : resume) {
+      // An earlier resumed client may have killed this one (CLIENT KILL): that only marks it.
+      ProcessInput(c);
+    }
+  }
   std::vector<Client*> batch;
   batch.swap(pending_writes_);
   for (Client* c : batch) {
@@ -329,6 +344,7 @@ void Server::FreeClient(Client* c) {
 }
 
 void Server::CloseClientAsync(Client* c) {
+  if (c->flags & kClientCloseAsap) return;  // already queued: freeing twice would be fatal
   c->flags |= kClientCloseAsap;
   to_close_.push_back(c);
 }
@@ -344,22 +360,20 @@ void Server::RemoveMonitor(Client* c) {
 }
 
 void Server::Pause(int64_t end_ms, bool writes_only) {
-  // A later pause can only extend the time and widen the scope, as in Valkey.
-  if (pause_end_ms_ == 0 || end_ms > pause_end_ms_) pause_end_ms_ = end_ms;
-  pause_writes_only_ = pause_end_ms_ != 0 && writes_only && (pause_writes_only_ || !paused());
-  if (!writes_only) pause_writes_only_ = false;
+  // A pause during a pause can only extend the time and widen the scope, as in Valkey.
+  if (paused()) {
+    pause_end_ms_ = std::max(pause_end_ms_, end_ms);
+    pause_writes_only_ = pause_writes_only_ && writes_only;
+  } else {
+    pause_end_ms_ = std::max<int64_t>(end_ms, 1);  // 0 means "not paused"
+    pause_writes_only_ = writes_only;
+  }
 }
 
 void Server::Unpause() {
+  // The held clients resume in FlushPendingWrites, after the current command and event batch.
   pause_end_ms_ = 0;
   pause_writes_only_ = false;
-  std::vector<Client*> resume;
-  resume.swap(paused_clients_);
-  for (Client* c : resume) {
-    if (clients_.count(c->id) == 0) continue;
-    c->flags &= ~kClientPaused;
-    ProcessInput(c);
-  }
 }
 
 bool Server::IsPausedFor(const Client* c, const CommandSpec* spec) const {
@@ -384,21 +398,36 @@ void Server::Cron() {
   RefreshCommandTime();
   int64_t now = NowMs();
   if (pause_end_ms_ != 0 && now >= pause_end_ms_) Unpause();
-  // Active expiry: a bounded slice of buckets per db per tick, more with active-expire-effort.
+  // Active expiry, like Valkey's slow cycle: slices of buckets per database while more than
+  // ~10% of a slice had expired, within 25% of a tick (more with active-expire-effort).
+  // A cycle out of time resumes with the same database next tick; otherwise the next one
+  // starts, so a busy database cannot starve the others.
   if (config_.active_expire_enabled) {
-    size_t buckets = static_cast<size_t>(200 * config_.active_expire_effort);
-    for (auto& db : dbs_) {
-      for (int round = 0; round < 16; ++round) {
+    int64_t effort = std::clamp<int64_t>(config_.active_expire_effort, 1, 10) - 1;
+    int64_t tick_us = 1000000 / std::clamp<int64_t>(config_.hz, 1, 500);
+    int64_t budget_us = tick_us * (25 + 2 * effort) / 100;
+    size_t buckets = static_cast<size_t>(200 * (effort + 1));
+    size_t stale_percent = static_cast<size_t>(10 - effort);
+    int64_t start = MonotonicUs();
+    bool out_of_time = false;
+    size_t n = 0;
+    for (; n < dbs_.size(); ++n) {
+      Db* db = dbs_[(expire_next_db_ + n) % dbs_.size()].get();
+      while (db->VolatileCount() > 0) {
         size_t expired = db->ActiveExpire(buckets);
-        if (expired < buckets / 4) break;  // few expired: stop; many: keep going a bit
+        out_of_time = MonotonicUs() - start > budget_us;
+        if (out_of_time || expired * 100 < buckets * stale_percent) break;
       }
+      if (out_of_time) break;
     }
+    expire_next_db_ = (expire_next_db_ + (out_of_time ? n : 1)) % dbs_.size();
+    keyspace_stats_.expire_cycle_cpu_us += static_cast<uint64_t>(MonotonicUs() - start);
   }
   for (auto& db : dbs_) db->Housekeeping();
   if (config_.timeout > 0) {
     std::vector<Client*> idle;
     for (auto& [id, c] : clients_) {
-      if (c->flags & (kClientMonitor | kClientBlocked)) continue;
+      if (c->flags & (kClientMonitor | kClientBlocked | kClientPaused)) continue;
       if (now - c->last_interaction_ms > config_.timeout * 1000) idle.push_back(c);
     }
     for (Client* c : idle) FreeClient(c);
@@ -415,37 +444,46 @@ void Server::Cron() {
 
 void Server::FeedMonitors(Client* c, const std::vector<std::string_view>& args) {
   if (monitors_.empty()) return;
-  int64_t us = NowUs();
-  char head[128];
-  std::string who = (c->flags & kClientUnixSocket) ? "unix:" + config_.unixsocket : c->addr;
-  snprintf(head, sizeof(head), "+%lld.%06lld [%d %s]", static_cast<long long>(us / 1000000),
-           static_cast<long long>(us % 1000000), c->db_index, who.c_str());
-  std::string line = head;
-  for (std::string_view a : args) {
-    line += " \"";
-    for (unsigned char ch : a) {
-      if (ch == '\\' || ch == '"') {
-        line += '\\';
-        line += static_cast<char>(ch);
-      } else if (ch == '\n') {
-        line += "\\n";
-      } else if (ch == '\r') {
-        line += "\\r";
-      } else if (ch == '\t') {
-        line += "\\t";
-      } else if (ch < 32 || ch >= 127) {
-        char hex[8];
-        snprintf(hex, sizeof(hex), "\\x%02x", ch);
-        line += hex;
-      } else {
-        line += static_cast<char>(ch);
+  // Secrets never reach monitors: AUTH's arguments, HELLO's and MIGRATE's AUTH/AUTH2 values
+  // are shown as "(redacted)", as Valkey does.
+  std::vector<bool> redact(args.size(), false);
+  if (EqualsIgnoreCase(args[0], "auth")) {
+    for (size_t i = 1; i < args.size(); ++i) redact[i] = true;
+  } else if (EqualsIgnoreCase(args[0], "hello")) {
+    // HELLO [protover [AUTH username password] [SETNAME clientname]]
+    for (size_t i = 2; i < args.size(); ++i) {
+      if (EqualsIgnoreCase(args[i], "auth")) {
+        for (size_t j = i + 1; j <= i + 2 && j < args.size(); ++j) redact[j] = true;
+        i += 2;
+      } else if (EqualsIgnoreCase(args[i], "setname")) {
+        ++i;
       }
     }
-    line += '"';
+  } else if (EqualsIgnoreCase(args[0], "migrate")) {
+    // MIGRATE host port key db timeout [COPY] [REPLACE] [AUTH pw | AUTH2 user pw] [KEYS ...]
+    for (size_t i = 6; i < args.size() && !EqualsIgnoreCase(args[i], "keys"); ++i) {
+      size_t values = EqualsIgnoreCase(args[i], "auth")    ? 1
+                      : EqualsIgnoreCase(args[i], "auth2") ? 2
+                                                           : 0;
+      for (size_t j = i + 1; j <= i + values && j < args.size(); ++j) redact[j] = true;
+      i += values;
+    }
+  }
+  int64_t us = NowUs();
+  char head[64];
+  snprintf(head, sizeof(head), "+%lld.%06lld [%d ", static_cast<long long>(us / 1000000),
+           static_cast<long long>(us % 1000000), c->db_index);
+  std::string line = head;
+  if (c->flags & kClientUnixSocket) line += "unix:" + config_.unixsocket;
+  else line += c->addr;
+  line += ']';
+  for (size_t i = 0; i < args.size(); ++i) {
+    line += ' ';
+    line += redact[i] ? "\"(redacted)\"" : QuoteArg(args[i]);
   }
   line += "\r\n";
+  // The client's own command reaches it too when it is a monitor itself, as in Valkey.
   for (Client* m : monitors_) {
-    if (m == c) continue;
     m->conn.Output()->append(line);
     if (!(m->flags & kClientPendingWrite)) {
       m->flags |= kClientPendingWrite;
@@ -526,6 +564,13 @@ void Server::Execute(Client* c) {
     ++spec->stats.rejected_calls;
     return;
   }
+  // A MONITOR client counts as a replica: it may not touch the keyspace (Valkey's rule).
+  if ((c->flags & kClientMonitor) &&
+      (spec->flags & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
+    c->reply.Error(errors::kReplicaKeyspace);
+    ++spec->stats.rejected_calls;
+    return;
+  }
   if (spec->flags & kCmdProtected) {
     const std::string& mode = config_.enable_debug_command;
     bool local = (c->flags & kClientUnixSocket) || IsLoopbackPeer(c->conn.fd());
@@ -541,8 +586,6 @@ void Server::Execute(Client* c) {
     }
   }
 
-  if (!(spec->flags & (kCmdSkipMonitor | kCmdAdmin)) && !monitors_.empty()) FeedMonitors(c, args);
-
   uint64_t errors_before = stats_.total_error_replies;
   int64_t start = MonotonicUs();
   CommandContext ctx{*this, *c, args, c->reply, dbs_[static_cast<size_t>(c->db_index)].get()};
@@ -554,6 +597,8 @@ void Server::Execute(Client* c) {
   ++stats_.total_commands_processed;
   c->last_cmd = spec->name;
   if (!(spec->flags & kCmdSkipSlowlog)) RecordSlowlog(c, args, duration);
+  // Monitors see the command after it ran (so SELECT shows the new db), never admin ones.
+  if (!(spec->flags & (kCmdSkipMonitor | kCmdAdmin)) && !monitors_.empty()) FeedMonitors(c, args);
   if (c->flags & kClientReplySkip) {
     c->flags &= ~kClientReplySkip;
     c->flags |= kClientReplySkipNext;

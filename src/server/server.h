@@ -143,6 +143,7 @@ class Server {
   std::deque<SlowlogEntry> slowlog_;
   uint64_t slowlog_next_id_ = 0;
   int64_t pause_end_ms_ = 0;
+  size_t expire_next_db_ = 0;  // active expiry starts here next tick
   bool pause_writes_only_ = false;
   bool shutdown_requested_ = false;
   int exit_code_ = 0;

@@ -25,17 +25,16 @@ bool Db::IsExpired(const Entry* e) {
 }
 
 void Db::DeleteExpired(Entry* e) {
-  // Copy the key first: the hook may want it after the entry is gone.
-  std::string key(e->Key());
-  table_->Remove(key);
+  table_->Remove(e->Key());
   --volatile_;
   ++stats_->expired_keys;
+  // The hook runs while the unlinked entry still owns the key bytes, so no copy is needed.
+  if (g_expired_hook != nullptr) g_expired_hook(index_, e->Key());
   if (FreeEffort(e) > kLazyFreeThreshold) {
     LazyFreeEntry(e);
   } else {
     FreeEntry(e);
   }
-  if (g_expired_hook != nullptr) g_expired_hook(index_, key);
 }
 
 Entry* Db::Find(std::string_view key) {
@@ -47,14 +46,14 @@ Entry* Db::Find(std::string_view key) {
   return e;
 }
 
-Entry* Db::Lookup(std::string_view key) {
+Entry* Db::Lookup(std::string_view key, bool touch) {
   Entry* e = Find(key);
   if (e == nullptr) {
     ++stats_->keyspace_misses;
     return nullptr;
   }
   ++stats_->keyspace_hits;
-  e->SetLru(LruClock());
+  if (touch) e->SetLru(LruClock());
   return e;
 }
 
@@ -138,7 +137,8 @@ void Db::Swap(Db& other) {
 
 size_t Db::ActiveExpire(size_t buckets) {
   if (volatile_ == 0 || table_->Size() == 0) return 0;
-  std::vector<Entry*> expired;
+  std::vector<Entry*>& expired = expire_batch_;
+  expired.clear();
   for (size_t i = 0; i < buckets; ++i) {
     expire_cursor_ = table_->Scan(expire_cursor_, [&](Entry* e) {
       if (IsExpired(e)) expired.push_back(e);
@@ -146,7 +146,9 @@ size_t Db::ActiveExpire(size_t buckets) {
     if (expire_cursor_ == 0) break;
   }
   for (Entry* e : expired) DeleteExpired(e);
-  return expired.size();
+  size_t n = expired.size();
+  expired.clear();
+  return n;
 }
 
 void Db::Housekeeping() {

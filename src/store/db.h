@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "store/entry.h"
 #include "store/hash_table.h"
@@ -38,7 +39,8 @@ class Db {
   // Does not touch hit/miss stats; use Lookup for reads that count.
   Entry* Find(std::string_view key);
   // Find + keyspace_hits/misses accounting + access clock update (reads by commands).
-  Entry* Lookup(std::string_view key);
+  // touch = false leaves the access clock alone (TYPE, TTL, OBJECT: Valkey's NOTOUCH).
+  Entry* Lookup(std::string_view key, bool touch = true);
   // The entry even if logically expired (no side effects).
   Entry* FindRaw(std::string_view key) const { return table_->Find(key); }
   // True if e's expiry time has passed.
@@ -98,6 +100,7 @@ class Db {
   std::unique_ptr<HashTable<Entry>> table_;
   size_t volatile_ = 0;
   uint64_t expire_cursor_ = 0;
+  std::vector<Entry*> expire_batch_;  // ActiveExpire's scratch, kept to avoid reallocating
 };
 
 }  // namespace vireo

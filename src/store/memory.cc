@@ -105,4 +105,14 @@ size_t CollectionMemory(ObjType type, Encoding enc, const void* obj) {
   return ops.memory != nullptr ? ops.memory(enc, obj) : 0;
 }
 
+void* CopyCollection(ObjType type, Encoding enc, const void* obj) {
+  const CollectionOps& ops = g_ops[static_cast<int>(type)];
+  if (ops.copy == nullptr) {
+    // A family that stores values must say how to copy them; sharing would double-free.
+    fprintf(stderr, "CopyCollection: no copy registered for type %d\n", static_cast<int>(type));
+    abort();
+  }
+  return ops.copy(enc, obj);
+}
+
 }  // namespace vireo

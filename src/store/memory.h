@@ -24,10 +24,13 @@ struct CollectionOps {
   void (*free)(Encoding enc, void* obj);
   size_t (*free_effort)(Encoding enc, const void* obj);
   size_t (*memory)(Encoding enc, const void* obj);
+  // A deep copy of obj in the same encoding (COPY). Required for every collection type.
+  void* (*copy)(Encoding enc, const void* obj);
 };
 void RegisterCollectionOps(ObjType type, const CollectionOps& ops);
 void FreeCollection(ObjType type, Encoding enc, void* obj);
 size_t CollectionFreeEffort(ObjType type, Encoding enc, const void* obj);
 size_t CollectionMemory(ObjType type, Encoding enc, const void* obj);
+void* CopyCollection(ObjType type, Encoding enc, const void* obj);
 
 }  // namespace vireo
