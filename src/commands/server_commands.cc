@@ -1,8 +1,173 @@
-// Server family (placeholder).
+// Server family: TIME LASTSAVE SHUTDOWN SLOWLOG, and the registration of the family's other
+// files (INFO, CONFIG, COMMAND, DEBUG).
+#include <algorithm>
+#include <string>
+
+#include "commands/context.h"
+#include "commands/errors.h"
 #include "commands/registry.h"
+#include "commands/server_family.h"
+#include "common/clock.h"
+#include "common/numbers.h"
+#include "server/server.h"
 
 namespace vireo {
 
-void RegisterServerCommands(CommandTable&) {}
+void ReplyHelp(ReplyBuilder& reply, std::string_view command,
+               std::initializer_list<std::string_view> lines) {
+  std::string upper(command);
+  for (char& ch : upper) ch = static_cast<char>(toupper(static_cast<unsigned char>(ch)));
+  reply.Array(lines.size() + 3);
+  reply.Simple(upper + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+  for (std::string_view line : lines) reply.Simple(line);
+  reply.Simple("HELP");
+  reply.Simple("    Prints this help.");
+}
+
+namespace {
+
+// TIME
+void CmdTime(CommandContext& ctx) {
+  int64_t us = NowUs();
+  ctx.reply.Array(2);
+  ctx.reply.BulkInt(us / 1000000);
+  ctx.reply.BulkInt(us % 1000000);
+}
+
+// LASTSAVE
+void CmdLastSave(CommandContext& ctx) { ctx.reply.Integer(ctx.server.last_save_time()); }
+
+// SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]
+// Persistence is not there yet, so SAVE and NOSAVE both just stop the server; NOW and FORCE
+// (skip waiting for replicas, ignore save errors) have nothing to skip.
+void CmdShutdown(CommandContext& ctx) {
+  bool save = false, nosave = false, abort = false, other = false;
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    std::string_view a = ctx.arg(i);
+    if (EqualsIgnoreCase(a, "nosave")) {
+      nosave = true;
+    } else if (EqualsIgnoreCase(a, "save")) {
+      save = true;
+    } else if (EqualsIgnoreCase(a, "now") || EqualsIgnoreCase(a, "force")) {
+      other = true;
+    } else if (EqualsIgnoreCase(a, "abort")) {
+      abort = true;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  if ((save && nosave) || (abort && (save || nosave || other))) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  if (abort) {
+    // Shutdown is immediate here, so there is never one in progress to abort.
+    ctx.reply.Error("ERR No shutdown in progress.");
+    return;
+  }
+  // No reply: the connection simply closes as the server exits, as in Valkey.
+  ctx.server.RequestShutdown(0);
+}
+
+// SLOWLOG GET [count]
+void CmdSlowlogGet(CommandContext& ctx) {
+  int64_t count = 10;
+  if (ctx.argc() > 3) {
+    ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
+                    std::string(ctx.arg(1)) + "'. Try SLOWLOG HELP.");
+    return;
+  }
+  if (ctx.argc() == 3 && (!ParseInt64(ctx.arg(2), &count) || count < -1)) {
+    ctx.reply.Error("ERR count should be greater than or equal to -1");
+    return;
+  }
+  const std::deque<SlowlogEntry>& log = ctx.server.slowlog();
+  size_t n = count == -1 ? log.size() : std::min(log.size(), static_cast<size_t>(count));
+  ctx.reply.Array(n);
+  for (size_t i = 0; i < n; ++i) {
+    const SlowlogEntry& e = log[i];
+    ctx.reply.Array(6);
+    ctx.reply.Integer(static_cast<int64_t>(e.id));
+    ctx.reply.Integer(e.time_s);
+    ctx.reply.Integer(e.duration_us);
+    ctx.reply.Array(e.args.size());
+    for (const std::string& a : e.args) ctx.reply.Bulk(a);
+    ctx.reply.Bulk(e.peer);
+    ctx.reply.Bulk(e.client_name);
+  }
+}
+
+// SLOWLOG LEN
+void CmdSlowlogLen(CommandContext& ctx) {
+  ctx.reply.Integer(static_cast<int64_t>(ctx.server.slowlog().size()));
+}
+
+// SLOWLOG RESET
+void CmdSlowlogReset(CommandContext& ctx) {
+  ctx.server.slowlog().clear();
+  ctx.reply.Ok();
+}
+
+// SLOWLOG HELP
+void CmdSlowlogHelp(CommandContext& ctx) {
+  ReplyHelp(ctx.reply, "slowlog",
+            {"GET [<count>]",
+             "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+             "    Entries are made of:",
+             "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+             "    client name", "LEN", "    Return the length of the slowlog.", "RESET",
+             "    Reset the slowlog."});
+}
+
+}  // namespace
+
+void RegisterServerCommands(CommandTable& t) {
+  const uint64_t admin = kAclAdmin | kAclSlow | kAclDangerous;
+  t.Add({.name = "time", .arity = 1, .flags = kCmdLoading | kCmdStale | kCmdFast,
+         .acl = kAclFast, .handler = CmdTime, .group = "server",
+         .summary = "Returns the server time.", .since = "2.6.0", .complexity = "O(1)"});
+  t.Add({.name = "lastsave", .arity = 1, .flags = kCmdLoading | kCmdStale | kCmdFast,
+         .acl = kAclAdmin | kAclFast | kAclDangerous, .handler = CmdLastSave, .group = "server",
+         .summary = "Returns the Unix timestamp of the last successful save to disk.",
+         .since = "1.0.0", .complexity = "O(1)"});
+  t.Add({.name = "shutdown", .arity = -1,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti |
+                  kCmdAllowBusy,
+         .acl = admin, .handler = CmdShutdown, .group = "server",
+         .summary = "Synchronously saves the database(s) to disk and shuts down the server.",
+         .since = "1.0.0",
+         .complexity = "O(N) when saving, where N is the total number of keys in all databases "
+                       "when saving data, otherwise O(1)"});
+
+  const uint32_t slowlog_flags = kCmdAdmin | kCmdLoading | kCmdStale;
+  CommandSpec slowlog{.name = "slowlog", .arity = -2, .acl = kAclSlow, .group = "server",
+                      .summary = "A container for slow log commands.", .since = "2.2.12",
+                      .complexity = "Depends on subcommand."};
+  slowlog.subcommands = {
+      {.name = "slowlog|get", .arity = -2, .flags = slowlog_flags, .acl = admin,
+       .handler = CmdSlowlogGet, .group = "server",
+       .summary = "Returns the slow log's entries.", .since = "2.2.12",
+       .complexity = "O(N) where N is the number of entries returned"},
+      {.name = "slowlog|len", .arity = 2, .flags = slowlog_flags, .acl = admin,
+       .handler = CmdSlowlogLen, .group = "server",
+       .summary = "Returns the number of entries in the slow log.", .since = "2.2.12",
+       .complexity = "O(1)"},
+      {.name = "slowlog|reset", .arity = 2, .flags = slowlog_flags, .acl = admin,
+       .handler = CmdSlowlogReset, .group = "server",
+       .summary = "Clears all entries from the slow log.", .since = "2.2.12",
+       .complexity = "O(N) where N is the number of entries in the slowlog"},
+      {.name = "slowlog|help", .arity = 2, .flags = kCmdLoading | kCmdStale, .acl = kAclSlow,
+       .handler = CmdSlowlogHelp, .group = "server",
+       .summary = "Show helpful text about the different subcommands", .since = "6.2.0",
+       .complexity = "O(1)"},
+  };
+  t.Add(std::move(slowlog));
+
+  RegisterInfoCommand(t);
+  RegisterConfigCommand(t);
+  RegisterCommandCommand(t);
+  RegisterDebugCommand(t);
+}
 
 }  // namespace vireo

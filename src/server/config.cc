@@ -1,6 +1,12 @@
 #include "server/config.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -29,6 +35,8 @@ struct Directive {
   const char* enum_values = nullptr;  // "debug,verbose,notice,warning"
   bool immutable = false;
   GenericKind generic_kind = GenericKind::kString;
+  // Settable at run time only when enable-protected-configs allows it (dir, dbfilename).
+  bool protected_config = false;
 };
 
 std::vector<Directive> BuildDirectives() {
@@ -40,7 +48,7 @@ std::vector<Directive> BuildDirectives() {
       {"unixsocketperm", Kind::kInt, &Config::unixsocketperm, 0, 0777, nullptr, true},
       {"timeout", Kind::kInt, &Config::timeout, 0, INT_MAX},
       {"tcp-keepalive", Kind::kInt, &Config::tcp_keepalive, 0, INT_MAX},
-      {"maxclients", Kind::kInt, &Config::maxclients, 1, INT_MAX},
+      {"maxclients", Kind::kInt, &Config::maxclients, 1, UINT32_MAX},
       {"protected-mode", Kind::kBool, &Config::protected_mode},
       {"io-threads", Kind::kInt, &Config::io_threads, 1, 128, nullptr, true},
       {"databases", Kind::kInt, &Config::databases, 1, INT_MAX, nullptr, true},
@@ -65,14 +73,14 @@ std::vector<Directive> BuildDirectives() {
       {"maxmemory-policy", Kind::kEnum, &Config::maxmemory_policy, 0, 0,
        "volatile-lru,volatile-lfu,volatile-random,volatile-ttl,allkeys-lru,allkeys-lfu,"
        "allkeys-random,noeviction"},
-      {"maxmemory-samples", Kind::kInt, &Config::maxmemory_samples, 1, 64},
+      {"maxmemory-samples", Kind::kInt, &Config::maxmemory_samples, 1, INT_MAX},
       {"save", Kind::kSave, {}},
       {"dbfilename", Kind::kString, &Config::dbfilename},
       {"rdbcompression", Kind::kBool, &Config::rdbcompression},
-      {"rdbchecksum", Kind::kBool, &Config::rdbchecksum},
+      {"rdbchecksum", Kind::kBool, &Config::rdbchecksum, 0, 0, nullptr, true},
       {"appendonly", Kind::kBool, &Config::appendonly},
       {"appendfilename", Kind::kString, &Config::appendfilename, 0, 0, nullptr, true},
-      {"appendfsync", Kind::kEnum, &Config::appendfsync, 0, 0, "always,everysec,no"},
+      {"appendfsync", Kind::kEnum, &Config::appendfsync, 0, 0, "everysec,always,no"},
       {"slowlog-log-slower-than", Kind::kInt, &Config::slowlog_log_slower_than, -1, LLONG_MAX},
       {"slowlog-max-len", Kind::kInt, &Config::slowlog_max_len, 0, LONG_MAX},
       {"lazyfree-lazy-user-del", Kind::kBool, &Config::lazyfree_lazy_user_del},
@@ -86,9 +94,14 @@ std::vector<Directive> BuildDirectives() {
     Directive dir{g.name, Kind::kGeneric, {}};
     dir.immutable = g.immutable;
     dir.generic_kind = g.kind;
-    dir.min = LLONG_MIN;
-    dir.max = LLONG_MAX;
+    dir.min = g.min;
+    dir.max = g.max;
+    dir.enum_values = g.enum_values;
     d.push_back(dir);
+  }
+  for (Directive& dir : d) {
+    std::string_view name = dir.name;
+    dir.protected_config = name == "dir" || name == "dbfilename";
   }
   return d;
 }
@@ -178,10 +191,37 @@ std::string Join(const std::vector<std::string>& v) {
   return s;
 }
 
+// The enum option v names (case-insensitive), in its canonical spelling.
+std::string ParseEnum(const Directive& d, std::string_view v, std::string* out) {
+  std::string values = d.enum_values;
+  std::istringstream in(values);
+  std::string option, list;
+  while (std::getline(in, option, ',')) {
+    if (EqualsIgnoreCase(option, v)) {
+      *out = option;
+      return "";
+    }
+    list += (list.empty() ? "" : ", ") + option;
+  }
+  return "argument(s) must be one of the following: " + list;
+}
+
+// True for "<digits>[unit]": a well-formed memory value too large for int64.
+bool IsOverflowingMemoryValue(std::string_view v) {
+  size_t digits = 0;
+  while (digits < v.size() && v[digits] >= '0' && v[digits] <= '9') ++digits;
+  if (digits == 0) return false;
+  std::string unit = ToLower(v.substr(digits));
+  return unit.empty() || unit == "k" || unit == "kb" || unit == "m" || unit == "mb" ||
+         unit == "g" || unit == "gb";
+}
+
 std::string ParseInteger(const Directive& d, std::string_view v, bool memory, int64_t* out) {
   int64_t n;
   if (memory) {
-    if (!ParseMemorySize(v, &n)) return "argument must be a memory value";
+    if (!ParseMemorySize(v, &n)) {
+      return IsOverflowingMemoryValue(v) ? RangeError(d) : "argument must be a memory value";
+    }
   } else if (!ParseInt64(v, &n)) {
     return "argument couldn't be parsed into an integer";
   }
@@ -211,6 +251,12 @@ std::string ApplyDirective(Config* config, const Directive& d,
     config->bind_explicit = true;
     return "";
   }
+  if (d.kind == Kind::kGeneric && d.generic_kind == GenericKind::kString && args.size() > 1) {
+    // List-valued directives not modeled yet ("oom-score-adj-values 0 200 800") keep their
+    // words as one value, as CONFIG GET shows them.
+    config->generic[d.name] = Join(args);
+    return "";
+  }
   if (args.size() != 1) return "wrong number of arguments";
   const std::string& v = args[0];
   switch (d.kind) {
@@ -223,27 +269,33 @@ std::string ApplyDirective(Config* config, const Directive& d,
     case Kind::kInt:
     case Kind::kMemory: {
       int64_t n;
+      if (std::get<int64_t Config::*>(d.field) == &Config::unixsocketperm) {
+        // Permission bits are octal, as chmod takes them ("700").
+        char* end = nullptr;
+        errno = 0;
+        n = strtoll(v.c_str(), &end, 8);
+        if (v.empty() || *end != '\0' || errno != 0) {
+          return "argument couldn't be parsed as an octal number";
+        }
+        if (n < 0 || n > 0777) return "argument must be between 0 and 777 inclusive";
+        config->unixsocketperm = n;
+        return "";
+      }
       std::string err = ParseInteger(d, v, d.kind == Kind::kMemory, &n);
-      if (err.empty()) config->*std::get<int64_t Config::*>(d.field) = n;
-      return err;
+      if (!err.empty()) return err;
+      // Valkey accepts any hz but runs, and reports, it within 1..500.
+      if (std::get<int64_t Config::*>(d.field) == &Config::hz) n = std::clamp<int64_t>(n, 1, 500);
+      config->*std::get<int64_t Config::*>(d.field) = n;
+      return "";
     }
     case Kind::kString:
       config->*std::get<std::string Config::*>(d.field) = v;
       return "";
     case Kind::kEnum: {
-      std::string values = d.enum_values;
-      std::istringstream in(values);
       std::string option;
-      while (std::getline(in, option, ',')) {
-        if (EqualsIgnoreCase(option, v)) {
-          config->*std::get<std::string Config::*>(d.field) = option;
-          return "";
-        }
-      }
-      std::string list;
-      std::istringstream in2(values);
-      while (std::getline(in2, option, ',')) list += (list.empty() ? "" : ", ") + option;
-      return "argument(s) must be one of the following: " + list;
+      std::string err = ParseEnum(d, v, &option);
+      if (err.empty()) config->*std::get<std::string Config::*>(d.field) = option;
+      return err;
     }
     case Kind::kGeneric: {
       std::string value = v;
@@ -252,6 +304,9 @@ std::string ApplyDirective(Config* config, const Directive& d,
         std::string err = ParseBool(v, &b);
         if (!err.empty()) return err;
         value = b ? "yes" : "no";
+      } else if (d.generic_kind == GenericKind::kEnum) {
+        std::string err = ParseEnum(d, v, &value);
+        if (!err.empty()) return err;
       } else if (d.generic_kind == GenericKind::kInt || d.generic_kind == GenericKind::kMemory) {
         int64_t n;
         std::string err = ParseInteger(d, v, d.generic_kind == GenericKind::kMemory, &n);
@@ -272,6 +327,12 @@ std::string FormatValue(const Config& config, const Directive& d) {
       return config.*std::get<bool Config::*>(d.field) ? "yes" : "no";
     case Kind::kInt:
     case Kind::kMemory:
+      if (std::get<int64_t Config::*>(d.field) == &Config::unixsocketperm) {
+        char octal[16];
+        snprintf(octal, sizeof(octal), "%llo",
+                 static_cast<unsigned long long>(config.unixsocketperm));
+        return octal;
+      }
       return std::to_string(config.*std::get<int64_t Config::*>(d.field));
     case Kind::kString:
     case Kind::kEnum:
@@ -416,57 +477,108 @@ std::string ConfigSet(Config* config, std::string_view name, std::string_view va
   return "";
 }
 
+std::string ConfigCanonicalName(std::string_view name) {
+  const Directive* d = FindDirective(name);
+  return d == nullptr ? std::string() : std::string(d->name);
+}
+
+bool IsProtectedConfig(std::string_view name) {
+  const Directive* d = FindDirective(name);
+  return d != nullptr && d->protected_config;
+}
+
+bool IsImmutableConfig(std::string_view name) {
+  const Directive* d = FindDirective(name);
+  return d != nullptr && d->immutable;
+}
+
+namespace {
+
+constexpr const char* kRewriteSignature = "# Generated by CONFIG REWRITE";
+
+// The config-file lines that set d to its current value (several for "save").
+std::vector<std::string> RenderDirective(const Config& config, const Directive& d) {
+  std::string name = d.name;
+  std::string value = FormatValue(config, d);
+  if (d.kind == Kind::kSave) {
+    if (config.save.empty()) return {name + " \"\""};
+    std::vector<std::string> lines;
+    for (const SavePoint& p : config.save) {
+      lines.push_back(name + " " + std::to_string(p.seconds) + " " + std::to_string(p.changes));
+    }
+    return lines;
+  }
+  bool memory = d.kind == Kind::kMemory ||
+                (d.kind == Kind::kGeneric && d.generic_kind == GenericKind::kMemory);
+  int64_t bytes;
+  if (memory && ParseInt64(value, &bytes) && bytes > 0) {
+    // Round sizes are written with a unit, as Valkey writes them ("maxmemory 100mb").
+    static const std::pair<int64_t, const char*> kUnits[] = {
+        {1024LL * 1024 * 1024, "gb"}, {1024 * 1024, "mb"}, {1024, "kb"}};
+    for (const auto& [unit, suffix] : kUnits) {
+      if (bytes % unit == 0) return {name + " " + std::to_string(bytes / unit) + suffix};
+    }
+  }
+  bool list_valued = d.kind == Kind::kBind ||
+                     (d.kind == Kind::kGeneric && d.generic_kind == GenericKind::kString &&
+                      value.find(' ') != std::string::npos);
+  bool quoted = d.kind == Kind::kString ||
+                (d.kind == Kind::kGeneric && d.generic_kind == GenericKind::kString);
+  if (list_valued) return {name + " " + value};
+  return {name + " " + (quoted || value.empty() ? QuoteArg(value) : value)};
+}
+
+}  // namespace
+
 bool ConfigRewrite(const Config& config, const std::string& path, std::string* error) {
   if (path.empty()) {
     *error = "The server is running without a config file";
     return false;
   }
-  std::ifstream in(path);
   std::vector<std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(line);
-  // Replace the first line of each changed directive, drop its repeats, append new ones.
-  std::vector<std::pair<std::string, std::string>> all = ConfigGet(config, "*");
-  std::map<std::string, std::string> wanted;
-  Config defaults;
-  for (const auto& [name, value] : all) {
-    bool alias = false;
-    for (const auto& a : kConfigAliases) alias |= name == a[0];
-    if (alias || name == "dir") continue;
-    const Directive* d = FindDirective(name);
-    if (d != nullptr && FormatValue(defaults, *d) != value) wanted[name] = value;
+  {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) lines.push_back(line);
   }
-  std::map<std::string, bool> written;
+  // As Valkey does: every directive already in the file is rewritten in place with its current
+  // value (its repeats dropped); others are appended only when they differ from the default.
   std::vector<std::string> out;
-  auto render = [](const std::string& name, const std::string& value) {
-    if (name == "save" && value.empty()) return std::string("save \"\"");
-    if (name == "save" || name == "bind") return name + " " + value;
-    return name + " " + QuoteArg(value);
-  };
+  std::map<std::string, bool> done;
   for (const std::string& l : lines) {
+    if (l == kRewriteSignature) continue;
     std::vector<std::string> words;
-    if (!SplitQuotedArgs(l, &words) || words.empty() || l.find_first_not_of(" \t") == l.npos ||
-        l[l.find_first_not_of(" \t")] == '#') {
+    size_t first = l.find_first_not_of(" \t");
+    if (first == std::string::npos || l[first] == '#' || !SplitQuotedArgs(l, &words) ||
+        words.empty()) {
       out.push_back(l);
       continue;
     }
-    std::string name(CanonicalName(ToLower(words[0])));
-    auto it = wanted.find(name);
-    if (it == wanted.end()) {
-      if (FindDirective(name) == nullptr) out.push_back(l);
-      continue;  // a directive back at its default is dropped
+    const Directive* d = FindDirective(words[0]);
+    if (d == nullptr) {
+      out.push_back(l);  // include and other lines we do not model stay as they were
+      continue;
     }
-    if (!written[name]) out.push_back(render(name, it->second));
-    written[name] = true;
+    if (done[d->name]) continue;
+    done[d->name] = true;
+    for (std::string& r : RenderDirective(config, *d)) out.push_back(std::move(r));
   }
-  bool header = false;
-  for (const auto& [name, value] : wanted) {
-    if (written[name]) continue;
-    if (!header) {
-      out.push_back("# Generated by CONFIG REWRITE");
-      header = true;
+  Config defaults;
+  std::vector<std::string> appended;
+  for (const Directive& d : Directives()) {
+    if (done[d.name]) continue;
+    // dir is always written: the default is wherever the server happens to be started.
+    bool is_dir = std::string_view(d.name) == "dir";
+    if (!is_dir && FormatValue(defaults, d) == FormatValue(config, d)) continue;
+    for (std::string& r : RenderDirective(config, d)) appended.push_back(std::move(r));
+  }
+  if (!appended.empty()) {
+    while (!out.empty() && out.back().find_first_not_of(" \t\r") == std::string::npos) {
+      out.pop_back();
     }
-    out.push_back(render(name, value));
+    if (!out.empty()) out.push_back("");
+    out.push_back(kRewriteSignature);
+    out.insert(out.end(), appended.begin(), appended.end());
   }
   std::string tmp = path + ".tmp";
   {
@@ -480,6 +592,7 @@ bool ConfigRewrite(const Config& config, const std::string& path, std::string* e
   }
   if (rename(tmp.c_str(), path.c_str()) != 0) {
     *error = "Rewriting config file: " + std::string(strerror(errno));
+    unlink(tmp.c_str());
     return false;
   }
   return true;

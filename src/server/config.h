@@ -99,7 +99,17 @@ std::string ConfigSet(Config* config, std::string_view name, std::string_view va
 // True if name (or an alias) is a known directive.
 bool IsConfigName(std::string_view name);
 
-// Rewrites the config file keeping comments and unknown lines, replacing changed directives.
+// The directive's canonical name ("replica-read-only" for "slave-read-only"), "" if unknown.
+std::string ConfigCanonicalName(std::string_view name);
+
+// True for directives CONFIG SET may change only when enable-protected-configs allows it.
+bool IsProtectedConfig(std::string_view name);
+// True for directives only the config file and command line may set.
+bool IsImmutableConfig(std::string_view name);
+
+// Rewrites the config file as Valkey does: comments and unknown lines stay, directives in the
+// file get their current values in place, others are appended when not at their defaults.
+// False with *error ("The server is running without a config file", I/O errors).
 bool ConfigRewrite(const Config& config, const std::string& path, std::string* error);
 
 }  // namespace vireo

@@ -1,0 +1,448 @@
+// INFO [section ...]: the server's state as "field:value" lines grouped in "# Section" blocks,
+// with Valkey's section and field names so monitoring tools and clients parse it unchanged.
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands/context.h"
+#include "commands/registry.h"
+#include "commands/server_family.h"
+#include "common/clock.h"
+#include "common/numbers.h"
+#include "server/server.h"
+#include "store/lazy_free.h"
+#include "store/memory.h"
+
+namespace vireo {
+namespace {
+
+// Sections in the order Valkey prints them; `in_default` marks those plain INFO shows.
+struct Section {
+  const char* name;    // as requested, lower case
+  const char* title;   // as printed after "# "
+  bool in_default;
+  void (*render)(Server& server, std::string* out);
+};
+
+// Appends one "field:value\r\n" line formatted like printf.
+void Line(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void Line(std::string* out, const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if (static_cast<size_t>(n) < sizeof(buf)) {
+    out->append(buf, static_cast<size_t>(n));
+  } else {
+    std::string big(static_cast<size_t>(n) + 1, '\0');
+    va_start(ap, fmt);
+    vsnprintf(big.data(), big.size(), fmt, ap);
+    va_end(ap);
+    out->append(big.data(), static_cast<size_t>(n));
+  }
+  out->append("\r\n");
+}
+
+// Valkey's human-readable byte counts: "0B", "894.95K", "11.57M", ...
+std::string BytesToHuman(uint64_t n) {
+  static const char kUnits[] = "KMGTP";
+  if (n < 1024) return std::to_string(n) + "B";
+  double v = static_cast<double>(n) / 1024;
+  for (size_t i = 0; i < sizeof(kUnits) - 1; ++i) {
+    if (v < 1024 || i == sizeof(kUnits) - 2) {
+      char buf[64];
+      snprintf(buf, sizeof(buf), "%.2f%c", v, kUnits[i]);
+      return buf;
+    }
+    v /= 1024;
+  }
+  return std::to_string(n) + "B";
+}
+
+std::string RandomHexId() {
+  static const char kHex[] = "0123456789abcdef";
+  unsigned char bytes[20];
+  if (getrandom(bytes, sizeof(bytes), 0) != sizeof(bytes)) {
+    for (unsigned char& b : bytes) b = static_cast<unsigned char>(rand());
+  }
+  std::string s;
+  for (unsigned char b : bytes) {
+    s += kHex[b >> 4];
+    s += kHex[b & 15];
+  }
+  return s;
+}
+
+// The replication ID a primary reports; replication will own it once it lands.
+const std::string& ReplicationId() {
+  static const std::string id = RandomHexId();
+  return id;
+}
+
+// Memory taken right after start-up (INFO used_memory_startup), captured at registration.
+size_t g_startup_memory = 0;
+size_t g_peak_memory = 0;
+
+std::string GenericConfig(const Config& config, const char* name) {
+  auto values = ConfigGet(config, name);
+  return values.empty() ? std::string() : values[0].second;
+}
+
+bool ClusterEnabled(const Config& config) {
+  return GenericConfig(config, "cluster-enabled") == "yes";
+}
+
+void RenderServer(Server& server, std::string* out) {
+  struct utsname name;
+  if (uname(&name) != 0) name = {};
+  int64_t now_us = NowUs();
+  int64_t uptime = (now_us / 1000 - server.start_time_ms()) / 1000;
+  const Config& config = server.config();
+  Line(out, "redis_version:%s", kCompatVersion);
+  Line(out, "vireo_version:%s", VIREO_VERSION);
+  Line(out, "redis_git_sha1:00000000");
+  Line(out, "redis_git_dirty:0");
+  Line(out, "redis_build_id:0");
+  Line(out, "redis_mode:%s", ClusterEnabled(config) ? "cluster" : "standalone");
+  Line(out, "os:%s %s %s", name.sysname, name.release, name.machine);
+  Line(out, "arch_bits:%d", static_cast<int>(sizeof(long) * 8));
+  Line(out, "monotonic_clock:POSIX clock_gettime");
+  Line(out, "multiplexing_api:epoll");
+  Line(out, "atomicvar_api:c11-builtin");
+#ifdef __GNUC__
+  Line(out, "gcc_version:%d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#else
+  Line(out, "gcc_version:0.0.0");
+#endif
+  Line(out, "process_id:%d", static_cast<int>(getpid()));
+  Line(out, "process_supervised:no");
+  Line(out, "run_id:%s", server.run_id().c_str());
+  Line(out, "tcp_port:%d", server.tcp_port());
+  Line(out, "server_time_usec:%lld", static_cast<long long>(now_us));
+  Line(out, "uptime_in_seconds:%lld", static_cast<long long>(uptime));
+  Line(out, "uptime_in_days:%lld", static_cast<long long>(uptime / 86400));
+  Line(out, "hz:%lld", static_cast<long long>(config.hz));
+  Line(out, "configured_hz:%lld", static_cast<long long>(config.hz));
+  Line(out, "lru_clock:%u", LruClock());
+  Line(out, "executable:%s", server.executable().c_str());
+  Line(out, "config_file:%s", config.config_file.c_str());
+  Line(out, "io_threads_active:0");
+}
+
+void RenderClients(Server& server, std::string* out) {
+  size_t blocked = 0, max_in = 0, max_out = 0;
+  for (const auto& [id, c] : server.clients()) {
+    if (c->flags & kClientBlocked) ++blocked;
+    max_in = std::max(max_in, c->conn.InputCapacity());
+    max_out = std::max(max_out, c->conn.PendingOutput());
+  }
+  Line(out, "connected_clients:%zu", server.clients().size());
+  Line(out, "cluster_connections:0");
+  Line(out, "maxclients:%lld", static_cast<long long>(server.config().maxclients));
+  Line(out, "client_recent_max_input_buffer:%zu", max_in);
+  Line(out, "client_recent_max_output_buffer:%zu", max_out);
+  Line(out, "blocked_clients:%zu", blocked);
+  Line(out, "tracking_clients:0");
+  Line(out, "clients_in_timeout_table:0");
+}
+
+void RenderMemory(Server& server, std::string* out) {
+  const Config& config = server.config();
+  size_t used = UsedMemory();
+  size_t rss = ResidentMemory();
+  g_peak_memory = std::max(g_peak_memory, used);
+  size_t clients_memory = 0;
+  for (const auto& [id, c] : server.clients()) {
+    clients_memory += c->conn.InputCapacity() + c->conn.Output()->capacity();
+  }
+  size_t startup = std::min(g_startup_memory, used);
+  size_t overhead = std::min(used, startup + clients_memory);
+  size_t dataset = used - overhead;
+  uint64_t system_memory = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                           static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  double net = static_cast<double>(used > startup ? used - startup : 0);
+  Line(out, "used_memory:%zu", used);
+  Line(out, "used_memory_human:%s", BytesToHuman(used).c_str());
+  Line(out, "used_memory_rss:%zu", rss);
+  Line(out, "used_memory_rss_human:%s", BytesToHuman(rss).c_str());
+  Line(out, "used_memory_peak:%zu", g_peak_memory);
+  Line(out, "used_memory_peak_human:%s", BytesToHuman(g_peak_memory).c_str());
+  Line(out, "used_memory_peak_perc:%.2f%%",
+       g_peak_memory ? 100.0 * static_cast<double>(used) / static_cast<double>(g_peak_memory)
+                     : 0.0);
+  Line(out, "used_memory_overhead:%zu", overhead);
+  Line(out, "used_memory_startup:%zu", startup);
+  Line(out, "used_memory_dataset:%zu", dataset);
+  Line(out, "used_memory_dataset_perc:%.2f%%",
+       net > 0 ? 100.0 * static_cast<double>(dataset) / net : 0.0);
+  Line(out, "total_system_memory:%llu", static_cast<unsigned long long>(system_memory));
+  Line(out, "total_system_memory_human:%s", BytesToHuman(system_memory).c_str());
+  // Scripting lands later; until then it takes no memory.
+  Line(out, "used_memory_lua:0");
+  Line(out, "used_memory_vm_eval:0");
+  Line(out, "used_memory_lua_human:0B");
+  Line(out, "used_memory_scripts_eval:0");
+  Line(out, "number_of_cached_scripts:0");
+  Line(out, "number_of_functions:0");
+  Line(out, "number_of_libraries:0");
+  Line(out, "used_memory_vm_functions:0");
+  Line(out, "used_memory_vm_total:0");
+  Line(out, "used_memory_vm_total_human:0B");
+  Line(out, "used_memory_functions:0");
+  Line(out, "used_memory_scripts:0");
+  Line(out, "used_memory_scripts_human:0B");
+  Line(out, "maxmemory:%lld", static_cast<long long>(config.maxmemory));
+  Line(out, "maxmemory_human:%s", BytesToHuman(static_cast<uint64_t>(config.maxmemory)).c_str());
+  Line(out, "maxmemory_policy:%s", config.maxmemory_policy.c_str());
+  Line(out, "mem_fragmentation_ratio:%.2f",
+       used ? static_cast<double>(rss) / static_cast<double>(used) : 0.0);
+  Line(out, "mem_fragmentation_bytes:%lld",
+       static_cast<long long>(rss) - static_cast<long long>(used));
+  Line(out, "mem_not_counted_for_evict:0");
+  Line(out, "mem_replication_backlog:0");
+  Line(out, "mem_total_replication_buffers:0");
+  Line(out, "mem_clients_slaves:0");
+  Line(out, "mem_clients_normal:%zu", clients_memory);
+  Line(out, "mem_cluster_links:0");
+  Line(out, "mem_aof_buffer:0");
+  Line(out, "mem_allocator:%s", AllocatorName());
+  Line(out, "active_defrag_running:0");
+  Line(out, "lazyfree_pending_objects:%zu", LazyFreePending());
+  Line(out, "lazyfreed_objects:%zu", LazyFreedObjects());
+}
+
+void RenderPersistence(Server& server, std::string* out) {
+  // Persistence lands later: nothing is ever loading or saving yet.
+  Line(out, "loading:0");
+  Line(out, "async_loading:0");
+  Line(out, "current_cow_peak:0");
+  Line(out, "current_cow_size:0");
+  Line(out, "current_cow_size_age:0");
+  Line(out, "current_fork_perc:0.00");
+  Line(out, "current_save_keys_processed:0");
+  Line(out, "current_save_keys_total:0");
+  Line(out, "rdb_changes_since_last_save:%llu",
+       static_cast<unsigned long long>(server.dirty()));
+  Line(out, "rdb_bgsave_in_progress:0");
+  Line(out, "rdb_last_save_time:%lld", static_cast<long long>(server.last_save_time()));
+  Line(out, "rdb_last_bgsave_status:ok");
+  Line(out, "rdb_last_bgsave_time_sec:-1");
+  Line(out, "rdb_current_bgsave_time_sec:-1");
+  Line(out, "rdb_saves:0");
+  Line(out, "rdb_last_cow_size:0");
+  Line(out, "rdb_last_load_keys_expired:0");
+  Line(out, "rdb_last_load_keys_loaded:0");
+  Line(out, "aof_enabled:0");
+  Line(out, "aof_rewrite_in_progress:0");
+  Line(out, "aof_rewrite_scheduled:0");
+  Line(out, "aof_last_rewrite_time_sec:-1");
+  Line(out, "aof_current_rewrite_time_sec:-1");
+  Line(out, "aof_last_bgrewrite_status:ok");
+  Line(out, "aof_rewrites:0");
+  Line(out, "aof_rewrites_consecutive_failures:0");
+  Line(out, "aof_last_write_status:ok");
+  Line(out, "aof_last_cow_size:0");
+  Line(out, "module_fork_in_progress:0");
+  Line(out, "module_fork_last_cow_size:0");
+}
+
+void RenderStats(Server& server, std::string* out) {
+  const ServerStats& st = server.stats();
+  const KeyspaceStats& ks = server.keyspace_stats();
+  // Closed clients' bytes are in the counters; live clients' are added here. The counters are
+  // unsigned and CONFIG RESETSTAT may leave them "negative" (mod 2^64) to cancel live bytes.
+  uint64_t in = st.net_input_bytes, out_bytes = st.net_output_bytes;
+  for (const auto& [id, c] : server.clients()) {
+    in += c->conn.BytesRead();
+    out_bytes += c->conn.BytesWritten();
+  }
+  auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  Line(out, "total_connections_received:%llu", u(st.total_connections_received));
+  Line(out, "total_commands_processed:%llu", u(st.total_commands_processed));
+  Line(out, "instantaneous_ops_per_sec:%lld",
+       static_cast<long long>(st.instantaneous_ops_per_sec + 0.5));
+  Line(out, "total_net_input_bytes:%llu", u(in));
+  Line(out, "total_net_output_bytes:%llu", u(out_bytes));
+  Line(out, "total_net_repl_input_bytes:0");
+  Line(out, "total_net_repl_output_bytes:0");
+  Line(out, "instantaneous_input_kbps:0.00");
+  Line(out, "instantaneous_output_kbps:0.00");
+  Line(out, "instantaneous_input_repl_kbps:0.00");
+  Line(out, "instantaneous_output_repl_kbps:0.00");
+  Line(out, "rejected_connections:%llu", u(st.rejected_connections));
+  Line(out, "sync_full:0");
+  Line(out, "sync_partial_ok:0");
+  Line(out, "sync_partial_err:0");
+  Line(out, "expired_keys:%llu", u(ks.expired_keys));
+  Line(out, "expired_stale_perc:%.2f", static_cast<double>(ks.expired_stale_perc));
+  Line(out, "expired_time_cap_reached_count:0");
+  Line(out, "expire_cycle_cpu_milliseconds:%llu", u(ks.expire_cycle_cpu_us / 1000));
+  Line(out, "evicted_keys:0");
+  Line(out, "evicted_clients:%llu", u(st.evicted_clients));
+  Line(out, "total_eviction_exceeded_time:0");
+  Line(out, "current_eviction_exceeded_time:0");
+  Line(out, "keyspace_hits:%llu", u(ks.keyspace_hits));
+  Line(out, "keyspace_misses:%llu", u(ks.keyspace_misses));
+  Line(out, "pubsub_channels:0");
+  Line(out, "pubsub_patterns:0");
+  Line(out, "pubsubshard_channels:0");
+  Line(out, "latest_fork_usec:0");
+  Line(out, "total_forks:0");
+  Line(out, "migrate_cached_sockets:0");
+  Line(out, "slave_expires_tracked_keys:0");
+  Line(out, "active_defrag_hits:0");
+  Line(out, "active_defrag_misses:0");
+  Line(out, "active_defrag_key_hits:0");
+  Line(out, "active_defrag_key_misses:0");
+  Line(out, "total_active_defrag_time:0");
+  Line(out, "current_active_defrag_time:0");
+  Line(out, "tracking_total_keys:0");
+  Line(out, "tracking_total_items:0");
+  Line(out, "tracking_total_prefixes:0");
+  Line(out, "unexpected_error_replies:%llu", u(st.unexpected_error_replies));
+  Line(out, "total_error_replies:%llu", u(st.total_error_replies));
+  Line(out, "dump_payload_sanitizations:0");
+  Line(out, "total_reads_processed:%llu", u(st.total_reads_processed));
+  Line(out, "total_writes_processed:%llu", u(st.total_writes_processed));
+  Line(out, "io_threaded_reads_processed:0");
+  Line(out, "io_threaded_writes_processed:0");
+  Line(out, "client_query_buffer_limit_disconnections:%llu",
+       u(st.client_query_buffer_limit_disconnections));
+  Line(out, "reply_buffer_shrinks:0");
+  Line(out, "reply_buffer_expands:0");
+}
+
+void RenderReplication(Server& server, std::string* out) {
+  Line(out, "role:master");
+  Line(out, "connected_slaves:0");
+  Line(out, "master_failover_state:no-failover");
+  Line(out, "master_replid:%s", ReplicationId().c_str());
+  Line(out, "master_replid2:0000000000000000000000000000000000000000");
+  Line(out, "master_repl_offset:0");
+  Line(out, "second_repl_offset:-1");
+  Line(out, "repl_backlog_active:0");
+  Line(out, "repl_backlog_size:%s", GenericConfig(server.config(), "repl-backlog-size").c_str());
+  Line(out, "repl_backlog_first_byte_offset:0");
+  Line(out, "repl_backlog_histlen:0");
+}
+
+void RenderCpu(Server&, std::string* out) {
+  auto seconds = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
+  struct rusage self = {}, children = {}, thread = {};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  getrusage(RUSAGE_THREAD, &thread);
+  Line(out, "used_cpu_sys:%.6f", seconds(self.ru_stime));
+  Line(out, "used_cpu_user:%.6f", seconds(self.ru_utime));
+  Line(out, "used_cpu_sys_children:%.6f", seconds(children.ru_stime));
+  Line(out, "used_cpu_user_children:%.6f", seconds(children.ru_utime));
+  Line(out, "used_cpu_sys_main_thread:%.6f", seconds(thread.ru_stime));
+  Line(out, "used_cpu_user_main_thread:%.6f", seconds(thread.ru_utime));
+}
+
+void RenderModules(Server&, std::string*) {}
+
+void AppendCommandStats(const CommandSpec& spec, std::string* out) {
+  const CommandStats& s = spec.stats;
+  if (s.calls == 0 && s.failed_calls == 0 && s.rejected_calls == 0) return;
+  Line(out, "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=%llu,"
+       "failed_calls=%llu",
+       spec.name.c_str(), static_cast<unsigned long long>(s.calls),
+       static_cast<unsigned long long>(s.usec),
+       s.calls ? static_cast<double>(s.usec) / static_cast<double>(s.calls) : 0.0,
+       static_cast<unsigned long long>(s.rejected_calls),
+       static_cast<unsigned long long>(s.failed_calls));
+}
+
+void RenderCommandStats(Server&, std::string* out) {
+  for (const CommandSpec* spec : Commands().All()) {
+    AppendCommandStats(*spec, out);
+    for (const CommandSpec& sub : spec->subcommands) AppendCommandStats(sub, out);
+  }
+}
+
+void RenderErrorStats(Server& server, std::string* out) {
+  for (const auto& [code, count] : server.stats().error_codes) {
+    Line(out, "errorstat_%s:count=%llu", code.c_str(), static_cast<unsigned long long>(count));
+  }
+}
+
+void RenderCluster(Server& server, std::string* out) {
+  Line(out, "cluster_enabled:%d", ClusterEnabled(server.config()) ? 1 : 0);
+}
+
+void RenderKeyspace(Server& server, std::string* out) {
+  for (int i = 0; i < server.db_count(); ++i) {
+    Db* db = server.db(i);
+    if (db->Size() == 0) continue;
+    Line(out, "db%d:keys=%zu,expires=%zu,avg_ttl=0", i, db->Size(), db->VolatileCount());
+  }
+}
+
+constexpr Section kSections[] = {
+    {"server", "Server", true, RenderServer},
+    {"clients", "Clients", true, RenderClients},
+    {"memory", "Memory", true, RenderMemory},
+    {"persistence", "Persistence", true, RenderPersistence},
+    {"stats", "Stats", true, RenderStats},
+    {"replication", "Replication", true, RenderReplication},
+    {"cpu", "CPU", true, RenderCpu},
+    {"modules", "Modules", true, RenderModules},
+    {"commandstats", "Commandstats", false, RenderCommandStats},
+    {"errorstats", "Errorstats", true, RenderErrorStats},
+    {"cluster", "Cluster", true, RenderCluster},
+    {"keyspace", "Keyspace", true, RenderKeyspace},
+};
+constexpr size_t kSectionCount = sizeof(kSections) / sizeof(kSections[0]);
+
+// INFO [section [section ...]]
+void CmdInfo(CommandContext& ctx) {
+  bool wanted[kSectionCount] = {};
+  if (ctx.argc() == 1) {
+    for (size_t i = 0; i < kSectionCount; ++i) wanted[i] = kSections[i].in_default;
+  }
+  for (size_t a = 1; a < ctx.argc(); ++a) {
+    std::string_view name = ctx.arg(a);
+    bool all = EqualsIgnoreCase(name, "all") || EqualsIgnoreCase(name, "everything");
+    bool def = EqualsIgnoreCase(name, "default");
+    // Unknown section names are ignored, as in Valkey.
+    for (size_t i = 0; i < kSectionCount; ++i) {
+      if (all || (def && kSections[i].in_default) || EqualsIgnoreCase(name, kSections[i].name)) {
+        wanted[i] = true;
+      }
+    }
+  }
+  std::string text;
+  for (size_t i = 0; i < kSectionCount; ++i) {
+    if (!wanted[i]) continue;
+    if (!text.empty()) text += "\r\n";
+    text += "# ";
+    text += kSections[i].title;
+    text += "\r\n";
+    kSections[i].render(ctx.server, &text);
+  }
+  ctx.reply.Verbatim("txt", text);
+}
+
+}  // namespace
+
+void RegisterInfoCommand(CommandTable& t) {
+  g_startup_memory = UsedMemory();
+  t.Add({.name = "info", .arity = -1, .flags = kCmdLoading | kCmdStale,
+         .acl = kAclSlow | kAclDangerous, .handler = CmdInfo, .group = "server",
+         .summary = "Returns information and statistics about the server.", .since = "1.0.0",
+         .complexity = "O(1)"});
+}
+
+}  // namespace vireo

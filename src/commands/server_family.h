@@ -1,0 +1,23 @@
+// The server command family is split by command (INFO, CONFIG, COMMAND, DEBUG each have their
+// own file); RegisterServerCommands in server_commands.cc registers them all.
+#pragma once
+
+#include <initializer_list>
+#include <string_view>
+
+#include "commands/command_table.h"
+#include "protocol/reply_builder.h"
+
+namespace vireo {
+
+void RegisterInfoCommand(CommandTable& t);
+void RegisterConfigCommand(CommandTable& t);
+void RegisterCommandCommand(CommandTable& t);
+void RegisterDebugCommand(CommandTable& t);
+
+// The reply of `<COMMAND> HELP`: a usage line, `lines`, then HELP's own entry, each a status
+// string, as Valkey prints them.
+void ReplyHelp(ReplyBuilder& reply, std::string_view command,
+               std::initializer_list<std::string_view> lines);
+
+}  // namespace vireo

@@ -1,0 +1,216 @@
+"""COMMAND and its subcommands: what redis-cli and redis-py read from the command table."""
+
+import os
+import pty
+import select
+import signal
+import time
+
+import pytest
+import redis
+
+from conftest import REDIS_CLI, RawConnection
+
+# COMMAND INFO of redis-server 7.0: arity, flags, first key, last key, step, ACL categories.
+REDIS_COMMAND_INFO = {
+    "get": (2, ["fast", "readonly"], 1, 1, 1, ["@fast", "@read", "@string"]),
+    "set": (-3, ["denyoom", "write"], 1, 1, 1, ["@slow", "@string", "@write"]),
+    "mget": (-2, ["fast", "readonly"], 1, -1, 1, ["@fast", "@read", "@string"]),
+    "mset": (-3, ["denyoom", "write"], 1, -1, 2, ["@slow", "@string", "@write"]),
+    "del": (-2, ["write"], 1, -1, 1, ["@keyspace", "@slow", "@write"]),
+    "exists": (-2, ["fast", "readonly"], 1, -1, 1, ["@fast", "@keyspace", "@read"]),
+    "expire": (-3, ["fast", "write"], 1, 1, 1, ["@fast", "@keyspace", "@write"]),
+    "ttl": (2, ["fast", "readonly"], 1, 1, 1, ["@fast", "@keyspace", "@read"]),
+    "incr": (2, ["denyoom", "fast", "write"], 1, 1, 1, ["@fast", "@string", "@write"]),
+    "append": (3, ["denyoom", "fast", "write"], 1, 1, 1, ["@fast", "@string", "@write"]),
+    "getrange": (4, ["readonly"], 1, 1, 1, ["@read", "@slow", "@string"]),
+    "ping": (-1, ["fast"], 0, 0, 0, ["@connection", "@fast"]),
+    "auth": (-2, ["allow_busy", "fast", "loading", "no_auth", "noscript", "stale"], 0, 0, 0,
+             ["@connection", "@fast"]),
+    "hello": (-1, ["allow_busy", "fast", "loading", "no_auth", "noscript", "stale"], 0, 0, 0,
+              ["@connection", "@fast"]),
+    "info": (-1, ["loading", "stale"], 0, 0, 0, ["@dangerous", "@slow"]),
+    "config|get": (-3, ["admin", "loading", "noscript", "stale"], 0, 0, 0,
+                   ["@admin", "@dangerous", "@slow"]),
+    "config|set": (-4, ["admin", "loading", "noscript", "stale"], 0, 0, 0,
+                   ["@admin", "@dangerous", "@slow"]),
+    "config|rewrite": (2, ["admin", "loading", "noscript", "stale"], 0, 0, 0,
+                       ["@admin", "@dangerous", "@slow"]),
+    "command|info": (-2, ["loading", "stale"], 0, 0, 0, ["@connection", "@slow"]),
+    "command|docs": (-2, ["loading", "stale"], 0, 0, 0, ["@connection", "@slow"]),
+    "command|getkeys": (-4, ["loading", "stale"], 0, 0, 0, ["@connection", "@slow"]),
+    "debug": (-2, ["admin", "loading", "noscript", "stale"], 0, 0, 0,
+              ["@admin", "@dangerous", "@slow"]),
+    "time": (1, ["fast", "loading", "stale"], 0, 0, 0, ["@fast"]),
+    "lastsave": (1, ["fast", "loading", "stale"], 0, 0, 0, ["@admin", "@dangerous", "@fast"]),
+    "shutdown": (-1, ["admin", "allow_busy", "loading", "no_multi", "noscript", "stale"], 0, 0, 0,
+                 ["@admin", "@dangerous", "@slow"]),
+    "slowlog|get": (-2, ["admin", "loading", "stale"], 0, 0, 0,
+                    ["@admin", "@dangerous", "@slow"]),
+    "slowlog|reset": (2, ["admin", "loading", "stale"], 0, 0, 0,
+                      ["@admin", "@dangerous", "@slow"]),
+    "dbsize": (1, ["fast", "readonly"], 0, 0, 0, ["@fast", "@keyspace", "@read"]),
+    "type": (2, ["fast", "readonly"], 1, 1, 1, ["@fast", "@keyspace", "@read"]),
+    "rename": (3, ["write"], 1, 2, 1, ["@keyspace", "@slow", "@write"]),
+}
+# Families that must be registered for the test to mean anything.
+REQUIRED = {"get", "set", "ping", "info", "config|get", "command|info", "debug", "time"}
+
+
+@pytest.fixture
+def rc(shared_server):
+    with RawConnection(shared_server.host, shared_server.port) as c:
+        yield c
+
+
+def test_command_info_matches_redis(rc):
+    names = list(REDIS_COMMAND_INFO)
+    replies = rc.call("COMMAND", "INFO", *names)
+    assert len(replies) == len(names)
+    for name, info in zip(names, replies):
+        if info is None:
+            assert name not in REQUIRED, f"{name} is not registered"
+            continue
+        arity, flags, first, last, step, acl = REDIS_COMMAND_INFO[name]
+        assert info[0].decode() == name
+        assert info[1] == arity, name
+        assert sorted(info[2]) == flags, name  # status strings
+        assert (info[3], info[4], info[5]) == (first, last, step), name
+        assert sorted(info[6]) == acl, name
+        assert len(info) == 10
+
+
+def test_command_info_shapes_and_unknown_names(rc):
+    get, unknown, sub = rc.call("COMMAND", "INFO", "GET", "nosuch", "CONFIG|GET")
+    assert unknown is None
+    assert sub[0] == b"config|get"
+    # Key specs: one spec starting at the first key.
+    spec = dict(zip(get[8][0][0::2], get[8][0][1::2]))
+    assert "RO" in spec[b"flags"]
+    assert spec[b"begin_search"] == [b"type", b"index", b"spec", [b"index", 1]]
+    assert spec[b"find_keys"][:2] == [b"type", b"range"]
+    # A container lists its subcommands.
+    config = rc.call("COMMAND", "INFO", "config")[0]
+    assert config[1] == -2
+    assert sorted(s[0] for s in config[9]) == [b"config|get", b"config|help", b"config|resetstat",
+                                              b"config|rewrite", b"config|set"]
+
+
+def test_command_info_resp3_uses_sets(shared_server):
+    with RawConnection(shared_server.host, shared_server.port) as c:
+        c.call("HELLO", "3")
+        info = c.call("COMMAND", "INFO", "get")[0]
+        assert info[2] == {"readonly", "fast"}
+        assert info[6] == {"@read", "@string", "@fast"}
+
+
+def test_command_and_count_with_redis_py(sr):
+    table = sr.command()
+    assert sr.command_count() == len(table)
+    assert table["get"]["arity"] == 2
+    assert table["get"]["flags"] == ["readonly", "fast"]
+    assert table["get"]["first_key_pos"] == 1
+    assert "config" in table and "command" in table
+
+
+def test_command_docs(rc):
+    docs = rc.call("COMMAND", "DOCS", "get", "config", "nosuch")
+    docs = dict(zip(docs[0::2], docs[1::2]))
+    assert set(docs) == {b"get", b"config"}
+    get = dict(zip(docs[b"get"][0::2], docs[b"get"][1::2]))
+    assert get[b"group"] == b"string"
+    assert get[b"since"] == b"1.0.0"
+    assert get[b"complexity"] == b"O(1)"
+    assert get[b"summary"]
+    config = dict(zip(docs[b"config"][0::2], docs[b"config"][1::2]))
+    subs = config[b"subcommands"]
+    assert b"config|get" in subs[0::2]
+    assert rc.call("COMMAND", "DOCS", "nosuch") == []
+    everything = rc.call("COMMAND", "DOCS")
+    assert len(everything) == 2 * rc.call("COMMAND", "COUNT")
+
+
+def test_command_list_and_filters(rc):
+    names = rc.call("COMMAND", "LIST")
+    assert b"get" in names and b"config|get" in names
+    assert sorted(rc.call("COMMAND", "LIST", "FILTERBY", "PATTERN", "config*")) == [
+        b"config", b"config|get", b"config|help", b"config|resetstat", b"config|rewrite",
+        b"config|set"]
+    admin = rc.call("COMMAND", "LIST", "FILTERBY", "ACLCAT", "Admin")
+    assert b"config|set" in admin and b"get" not in admin
+    assert rc.call("COMMAND", "LIST", "FILTERBY", "MODULE", "x") == []
+    assert rc.call("COMMAND", "LIST", "FILTERBY", "ACLCAT", "nosuchcat") == []
+    assert rc.call("COMMAND", "LIST", "FILTERBY", "bogus", "x").message == "ERR syntax error"
+    assert rc.call("COMMAND", "LIST", "foo").message == "ERR syntax error"
+
+
+def test_command_getkeys(rc):
+    assert rc.call("COMMAND", "GETKEYS", "mset", "a", "1", "b", "2") == [b"a", b"b"]
+    assert rc.call("COMMAND", "GETKEYS", "get", "k") == [b"k"]
+    assert rc.call("COMMAND", "GETKEYS", "SET", "k", "v", "EX", "10") == [b"k"]
+    assert rc.call("COMMAND", "GETKEYS", "foo", "a").message == "ERR Invalid command specified"
+    assert rc.call("COMMAND", "GETKEYS", "get", "a", "b").message == (
+        "ERR Invalid number of arguments specified for command")
+    assert rc.call("COMMAND", "GETKEYS", "config", "get", "x").message == (
+        "ERR The command has no key arguments")
+    assert rc.call("COMMAND", "GETKEYS", "get").message == (
+        "ERR wrong number of arguments for 'command|getkeys' command")
+    pairs = rc.call("COMMAND", "GETKEYSANDFLAGS", "get", "k")
+    assert pairs[0][0] == b"k" and "RO" in pairs[0][1]
+
+
+def test_command_help_and_errors(rc):
+    lines = rc.call("COMMAND", "HELP")
+    assert lines[0] == "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
+    assert "GETKEYS <full-command>" in lines
+    assert rc.call("COMMAND", "foo").message == "ERR unknown subcommand 'foo'. Try COMMAND HELP."
+    assert rc.call("COMMAND", "COUNT", "x").message == (
+        "ERR wrong number of arguments for 'command|count' command")
+
+
+def run_interactive_cli(server, lines):
+    """Drive redis-cli on a pseudo-terminal (it asks COMMAND DOCS for its hints at start)."""
+    pid, fd = pty.fork()
+    if pid == 0:  # child
+        os.environ["TERM"] = "xterm"
+        os.execv(REDIS_CLI, [REDIS_CLI, "-h", server.host, "-p", str(server.port)])
+    out = b""
+
+    def pump(seconds, until=None):
+        nonlocal out
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if until is not None and until in out:
+                return
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return
+            out += chunk
+            if b"\x1b[6n" in chunk:  # linenoise asks where the cursor is
+                os.write(fd, b"\x1b[1;80R")
+
+    try:
+        prompt = f"{server.host}:{server.port}> ".encode()
+        pump(10, until=prompt)
+        for line in lines:
+            seen = out.count(prompt)
+            os.write(fd, line.encode() + b"\r")
+            end = time.monotonic() + 10
+            while out.count(prompt) <= seen and time.monotonic() < end:
+                pump(0.2)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return out.decode(errors="replace")
+
+
+def test_interactive_redis_cli_session(shared_server):
+    out = run_interactive_cli(shared_server, ["config get hz", "command count", "time"])
+    assert '1) "hz"\r\n2) "10"' in out
+    assert "(integer) " in out
+    assert "ERR" not in out
