@@ -111,8 +111,8 @@ void CmdHello(CommandContext& ctx) {
   if (!ctx.client.authenticated) {
     ctx.reply.Error(
         "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
-        "<proto> AUTH <user> <pass> option can be used to authenticate the client and select "
-        "the RESP protocol version at the same time");
+        "AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
+        "protocol version at the same time");
     return;
   }
   if (has_name) {

@@ -3,12 +3,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 namespace vireo {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
+// Input buffers larger than this are released once drained, so a client that once sent a
+// big argument does not keep its memory.
+constexpr size_t kKeepInputCapacity = 4 * kReadChunk;
 // Output buffers larger than this are released once drained so an idle client does not keep
 // a big reply's memory.
 constexpr size_t kKeepOutputCapacity = 64 * 1024;
@@ -19,35 +24,62 @@ Connection::~Connection() {
   if (fd_ >= 0) close(fd_);
 }
 
-Connection::ReadResult Connection::Read(size_t hint) {
-  // Move unconsumed bytes to the front before growing, so the buffer stays compact.
-  if (in_start_ > 0 && (in_start_ == in_.size() || in_start_ >= in_.size() / 2)) {
-    in_.erase(0, in_start_);
+void Connection::ReserveInput(size_t n) {
+  const size_t used = in_end_ - in_start_;
+  if (in_cap_ - in_end_ >= n) return;
+  // Sliding the unconsumed bytes to the front is enough when the space is mostly consumed.
+  if (in_start_ > 0 && in_cap_ - used >= n) {
+    memmove(in_.get(), in_.get() + in_start_, used);
     in_start_ = 0;
+    in_end_ = used;
+    return;
   }
-  size_t room = hint > kReadChunk ? hint : kReadChunk;
-  size_t old = in_.size();
-  // resize value-initializes; the cost is small next to the syscall and keeps this simple.
-  in_.resize(old + room);
-  ssize_t n = recv(fd_, in_.data() + old, room, 0);
+  // Grow geometrically so a long line arriving in small pieces stays linear.
+  size_t cap = std::max(used + n, in_cap_ + in_cap_ / 2);
+  auto grown = std::make_unique_for_overwrite<char[]>(cap);
+  if (used > 0) memcpy(grown.get(), in_.get() + in_start_, used);
+  in_ = std::move(grown);
+  in_cap_ = cap;
+  in_start_ = 0;
+  in_end_ = used;
+}
+
+Connection::ReadResult Connection::Read(size_t room) {
+  if (in_start_ == in_end_) in_start_ = in_end_ = 0;
+  ReserveInput(std::max(room, kReadChunk));
+  ssize_t n = recv(fd_, in_.get() + in_end_, in_cap_ - in_end_, 0);
   if (n > 0) {
-    in_.resize(old + static_cast<size_t>(n));
+    in_end_ += static_cast<size_t>(n);
     bytes_read_ += static_cast<uint64_t>(n);
     return ReadResult::kData;
   }
-  in_.resize(old);
   if (n == 0) return ReadResult::kClosed;
   if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return ReadResult::kWouldBlock;
   return ReadResult::kError;
 }
 
+void Connection::AppendInput(const char* data, size_t n) {
+  ReserveInput(n);
+  memcpy(in_.get() + in_end_, data, n);
+  in_end_ += n;
+}
+
 void Connection::ConsumeInput(size_t n) {
   in_start_ += n;
-  if (in_start_ == in_.size()) {
-    in_.clear();
-    in_start_ = 0;
-    if (in_.capacity() > 4 * kReadChunk) in_.shrink_to_fit();
+  if (in_start_ == in_end_) {
+    in_start_ = in_end_ = 0;
+    if (in_cap_ > kKeepInputCapacity) {
+      in_.reset();
+      in_cap_ = 0;
+    }
   }
+}
+
+void Connection::ReleaseInputIfEmpty() {
+  if (in_start_ != in_end_ || in_cap_ == 0) return;
+  in_.reset();
+  in_cap_ = 0;
+  in_start_ = in_end_ = 0;
 }
 
 Connection::WriteResult Connection::Flush() {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace vireo {
@@ -18,20 +19,25 @@ class Connection {
   int fd() const { return fd_; }
 
   enum class ReadResult { kData, kWouldBlock, kClosed, kError };
-  // Reads what the socket has into the input buffer, at least `hint` bytes of room
-  // (big bulk arguments are read in one piece).
-  ReadResult Read(size_t hint);
+  // Reads what the socket has into the input buffer, after making at least `room` bytes of
+  // space (so a big bulk argument is read in one piece instead of 16 KB at a time).
+  ReadResult Read(size_t room);
 
-  // Unconsumed input.
-  const char* InputData() const { return in_.data() + in_start_; }
-  size_t InputSize() const { return in_.size() - in_start_; }
+  // Unconsumed input, always contiguous and at the front of what the parser sees.
+  const char* InputData() const { return in_.get() + in_start_; }
+  size_t InputSize() const { return in_end_ - in_start_; }
   void ConsumeInput(size_t n);
   // Bytes held by the input buffer (CLIENT LIST qbuf / qbuf-free).
-  size_t InputCapacity() const { return in_.capacity(); }
+  size_t InputCapacity() const { return in_cap_; }
+  // Frees the input buffer if it holds no unconsumed bytes (idle clients).
+  void ReleaseInputIfEmpty();
+  // Appends bytes as if they had been read from the socket (in-process tests).
+  void AppendInput(const char* data, size_t n);
 
   // Replies are appended here by the ReplyBuilder.
   std::string* Output() { return &out_; }
   size_t PendingOutput() const { return out_.size() - out_sent_; }
+  size_t OutputCapacity() const { return out_.capacity(); }
   enum class WriteResult { kDone, kPending, kError };
   WriteResult Flush();
 
@@ -39,9 +45,16 @@ class Connection {
   uint64_t BytesWritten() const { return bytes_written_; }
 
  private:
+  // Makes room for n more bytes after in_end_, moving unconsumed bytes to the front first.
+  void ReserveInput(size_t n);
+
   int fd_;
-  std::string in_;
-  size_t in_start_ = 0;
+  // A raw buffer rather than std::string: growing it must not zero-fill the bytes recv()
+  // is about to overwrite (16 KB per read, more for big arguments).
+  std::unique_ptr<char[]> in_;
+  size_t in_cap_ = 0;
+  size_t in_start_ = 0;  // first unconsumed byte
+  size_t in_end_ = 0;    // one past the last byte read
   std::string out_;
   size_t out_sent_ = 0;
   uint64_t bytes_read_ = 0;

@@ -50,12 +50,14 @@ void EventLoop::Run() {
       if (events[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) mask |= kWritable;
       w->on_event(w->obj, mask);
     }
-    if (after_events_) after_events_();
+    // The timer runs before after_events_ so replies it produces (clients resumed when a
+    // pause ends) go out in this turn, not after the next epoll_wait.
     if (timer_ && MonotonicUs() >= next_timer_us_) {
       timer_();
       int64_t period = timer_period_ms_ > 0 ? timer_period_ms_ : 1;
       next_timer_us_ = MonotonicUs() + period * 1000;
     }
+    if (after_events_) after_events_();
   }
 }
 

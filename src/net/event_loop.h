@@ -29,7 +29,7 @@ class EventLoop {
   // Calls fn every period_ms (adjustable; the server's hz).
   void SetTimer(int64_t period_ms, std::function<void()> fn);
   void SetTimerPeriod(int64_t period_ms) { timer_period_ms_ = period_ms; }
-  // Called once per loop iteration after events are handled (flushing replies, etc.).
+  // Called once per loop iteration after events and the timer are handled (flushing replies).
   void SetAfterEvents(std::function<void()> fn) { after_events_ = std::move(fn); }
 
   // Runs until Stop().

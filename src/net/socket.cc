@@ -28,7 +28,8 @@ std::string FormatAddress(const struct sockaddr_storage& ss, socklen_t len) {
   if (ss.ss_family == AF_INET6) {
     auto* s = reinterpret_cast<const struct sockaddr_in6*>(&ss);
     inet_ntop(AF_INET6, &s->sin6_addr, host, sizeof(host));
-    return std::string(host) + ":" + std::to_string(ntohs(s->sin6_port));
+    // Bracketed so the port stays separable, as Valkey prints it ("[::1]:6379").
+    return "[" + std::string(host) + "]:" + std::to_string(ntohs(s->sin6_port));
   }
   if (ss.ss_family == AF_UNIX) {
     auto* s = reinterpret_cast<const struct sockaddr_un*>(&ss);
@@ -172,6 +173,11 @@ bool IsLoopbackPeer(int fd) {
     if (IN6_IS_ADDR_V4MAPPED(&s->sin6_addr)) return s->sin6_addr.s6_addr[12] == 127;
   }
   return false;
+}
+
+bool ProtectedModeDenies(bool protected_mode, bool has_password, bool unix_socket,
+                         bool loopback_peer) {
+  return protected_mode && !has_password && !unix_socket && !loopback_peer;
 }
 
 }  // namespace vireo

@@ -16,10 +16,16 @@ int AcceptConnection(int listen_fd);
 void SetNonBlocking(int fd);
 void SetNoDelay(int fd);
 void SetKeepAlive(int fd, int interval_s);
-// "ip:port" of the peer / local side ("/path:0" for unix sockets), as CLIENT LIST shows.
+// "ip:port" of the peer / local side ("[ip6]:port" for IPv6, "/path:0" for unix sockets), as
+// CLIENT LIST shows.
 std::string PeerAddress(int fd);
 std::string LocalAddress(int fd);
 // True if the peer address is loopback (protected mode) or a unix socket.
 bool IsLoopbackPeer(int fd);
+// Protected mode's decision for a new connection: with protected mode on and no password
+// for the default user, only loopback TCP peers and unix sockets are let in (whatever the
+// bind addresses, as in Valkey 7+).
+bool ProtectedModeDenies(bool protected_mode, bool has_password, bool unix_socket,
+                         bool loopback_peer);
 
 }  // namespace vireo

@@ -1,5 +1,6 @@
 #include "protocol/request_parser.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "common/numbers.h"
@@ -21,13 +22,12 @@ void RequestParser::Reset() {
   spans_.clear();
 }
 
-size_t RequestParser::PendingBulkBytes() const {
-  return bulk_len_ >= 0 ? static_cast<size_t>(bulk_len_) + 2 : 0;
+size_t RequestParser::BytesWanted() const {
+  return bulk_len_ >= 0 ? pos_ + static_cast<size_t>(bulk_len_) + 2 : 0;
 }
 
-RequestParser::Result RequestParser::Parse(const char* data, size_t len,
-                                           const ParserLimits& limits, size_t* consumed,
-                                           std::vector<std::string_view>* args) {
+RequestParser::Result RequestParser::Parse(const char* data, size_t len, const ParserLimits& limits,
+                                           size_t* consumed, std::vector<std::string_view>* args) {
   args->clear();
   *consumed = 0;
   if (len == 0) return Result::kIncomplete;
@@ -58,11 +58,12 @@ RequestParser::Result RequestParser::ParseInline(const char* data, size_t len,
 }
 
 RequestParser::Result RequestParser::ParseMultibulk(const char* data, size_t len,
-                                                    const ParserLimits& limits,
-                                                    size_t* consumed,
+                                                    const ParserLimits& limits, size_t* consumed,
                                                     std::vector<std::string_view>* args) {
-  // Finds the "\r\n"-terminated number line starting at pos_ (after its type byte).
-  auto read_number_line = [&](int64_t* value, const char* too_big) -> int {
+  // Finds the "\r\n"-terminated line starting at pos_ (type byte included). Returns 1 with
+  // the number after the type byte in *value (*ok false when it is not a valid integer) and
+  // pos_ moved past the line, 0 when the line has not fully arrived, -1 when it is too long.
+  auto read_number_line = [&](int64_t* value, bool* ok, const char* too_big) -> int {
     const char* start = data + pos_;
     const char* cr = static_cast<const char*>(memchr(start, '\r', len - pos_));
     if (cr == nullptr) {
@@ -72,21 +73,20 @@ RequestParser::Result RequestParser::ParseMultibulk(const char* data, size_t len
       }
       return 0;
     }
-    // The '\n' after '\r' must have arrived too.
+    // The '\n' after '\r' must have arrived too (Valkey does not check that it is one).
     if (static_cast<size_t>(cr - data) + 1 >= len) return 0;
-    if (!ParseInt64(std::string_view(start + 1, static_cast<size_t>(cr - start - 1)), value)) {
-      *value = INT64_MIN;
-    }
+    *ok = ParseInt64(std::string_view(start + 1, static_cast<size_t>(cr - start - 1)), value);
     pos_ = static_cast<size_t>(cr - data) + 2;
     return 1;
   };
 
   if (expected_args_ < 0) {
     int64_t n = 0;
-    int r = read_number_line(&n, "Protocol error: too big mbulk count string");
+    bool ok = false;
+    int r = read_number_line(&n, &ok, "Protocol error: too big mbulk count string");
     if (r < 0) return Result::kError;
     if (r == 0) return Result::kIncomplete;
-    if (n == INT64_MIN || n > limits.max_multibulk) {
+    if (!ok || n > limits.max_multibulk) {
       error_ = "Protocol error: invalid multibulk length";
       Reset();
       return Result::kError;
@@ -109,21 +109,24 @@ RequestParser::Result RequestParser::ParseMultibulk(const char* data, size_t len
   while (static_cast<int64_t>(spans_.size()) < expected_args_) {
     if (bulk_len_ < 0) {
       if (pos_ >= len) return Result::kIncomplete;
-      if (data[pos_] != '$') {
-        static thread_local char msg[64];
-        snprintf(msg, sizeof(msg), "Protocol error: expected '$', got '%c'", data[pos_]);
-        error_ = msg;
-        Reset();
-        return Result::kError;
-      }
+      // Like Valkey, the type byte is judged only once its whole line is there.
+      const size_t line_start = pos_;
       int64_t blen = 0;
-      int r = read_number_line(&blen, "Protocol error: too big bulk count string");
+      bool ok = false;
+      int r = read_number_line(&blen, &ok, "Protocol error: too big bulk count string");
       if (r < 0) {
         Reset();
         return Result::kError;
       }
       if (r == 0) return Result::kIncomplete;
-      if (blen == INT64_MIN || blen < 0 || blen > limits.max_bulk_len) {
+      if (data[line_start] != '$') {
+        snprintf(error_buf_, sizeof(error_buf_), "Protocol error: expected '$', got '%c'",
+                 data[line_start]);
+        error_ = error_buf_;
+        Reset();
+        return Result::kError;
+      }
+      if (!ok || blen < 0 || blen > limits.max_bulk_len) {
         error_ = "Protocol error: invalid bulk length";
         Reset();
         return Result::kError;

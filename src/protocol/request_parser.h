@@ -11,8 +11,8 @@ namespace vireo {
 
 struct ParserLimits {
   int64_t max_bulk_len = 512LL * 1024 * 1024;  // proto-max-bulk-len
-  int64_t max_multibulk = 1024 * 1024;          // arguments per command, as Valkey
-  size_t max_inline = 64 * 1024;                // inline command / length-line size
+  int64_t max_multibulk = INT32_MAX;           // arguments per command, as Valkey
+  size_t max_inline = 64 * 1024;               // inline command / length-line size
   bool authenticated = true;  // unauthenticated clients get tighter limits, as in Valkey
 };
 
@@ -34,23 +34,25 @@ class RequestParser {
   std::string_view Error() const { return error_; }
   // True while inside a multibulk command whose bytes have not all arrived.
   bool InProgress() const { return pos_ != 0; }
-  // Bytes still expected for the bulk being read (to size the read buffer), or 0.
-  size_t PendingBulkBytes() const;
+  // While a bulk argument is being read: the length, from the command's first byte, that the
+  // unconsumed input must reach to complete it (to size the read buffer); otherwise 0.
+  size_t BytesWanted() const;
 
  private:
-  Result ParseMultibulk(const char* data, size_t len, const ParserLimits& limits,
-                        size_t* consumed, std::vector<std::string_view>* args);
+  Result ParseMultibulk(const char* data, size_t len, const ParserLimits& limits, size_t* consumed,
+                        std::vector<std::string_view>* args);
   Result ParseInline(const char* data, size_t len, const ParserLimits& limits, size_t* consumed,
                      std::vector<std::string_view>* args);
   void Reset();
 
   // State of a partially parsed multibulk command, relative to its first byte.
-  size_t pos_ = 0;                // where parsing resumes
-  int64_t expected_args_ = -1;    // from the "*N" line
-  int64_t bulk_len_ = -1;         // from the current "$N" line, -1 when before it
+  size_t pos_ = 0;                                // where parsing resumes
+  int64_t expected_args_ = -1;                    // from the "*N" line
+  int64_t bulk_len_ = -1;                         // from the current "$N" line, -1 when before it
   std::vector<std::pair<size_t, size_t>> spans_;  // (offset, length) of parsed args
-  std::string inline_storage_;  // unescaped inline args (views point into it)
+  std::string inline_storage_;                    // unescaped inline args (views point into it)
   const char* error_ = "";
+  char error_buf_[64];  // for errors that quote the input
 };
 
 }  // namespace vireo

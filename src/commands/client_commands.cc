@@ -1,0 +1,548 @@
+// Client family: CLIENT (ID, SETNAME, GETNAME, LIST, INFO, KILL, REPLY, NO-EVICT, NO-TOUCH,
+// PAUSE, UNPAUSE, SETINFO, GETREDIR, UNBLOCK, HELP) and MONITOR.
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+#include "commands/context.h"
+#include "commands/errors.h"
+#include "commands/registry.h"
+#include "commands/server_family.h"
+#include "common/clock.h"
+#include "common/numbers.h"
+#include "server/server.h"
+
+namespace vireo {
+namespace {
+
+// Replies are built in a static buffer of this size in Valkey; CLIENT LIST's obl/oll/omem
+// split our single output buffer the same way so tools reading them see familiar numbers.
+constexpr size_t kReplyChunk = 16 * 1024;
+
+// The client's type for TYPE filters: every client is "normal" until replication and
+// pub/sub set their own flags.
+std::string_view ClientType(const Client&) { return "normal"; }
+
+// TYPE argument of CLIENT LIST / KILL, normalised ("slave" is "replica"); empty if unknown.
+std::string_view ParseClientType(std::string_view s) {
+  if (EqualsIgnoreCase(s, "normal")) return "normal";
+  if (EqualsIgnoreCase(s, "master")) return "master";
+  if (EqualsIgnoreCase(s, "replica") || EqualsIgnoreCase(s, "slave")) return "replica";
+  if (EqualsIgnoreCase(s, "pubsub")) return "pubsub";
+  return {};
+}
+
+// The letters of CLIENT LIST's flags field, in Valkey's order; "N" when none applies.
+std::string ClientFlagLetters(const Client& c) {
+  std::string f;
+  if (c.flags & kClientMonitor) f += 'O';
+  if (c.flags & (kClientBlocked | kClientPaused)) f += 'b';
+  if (c.flags & kClientCloseAfterReply) f += 'c';
+  if (c.flags & kClientCloseAsap) f += 'A';
+  if (c.flags & kClientUnixSocket) f += 'U';
+  if (c.flags & kClientNoEvict) f += 'e';
+  if (c.flags & kClientNoTouch) f += 'T';
+  if (f.empty()) f = "N";
+  return f;
+}
+
+// One CLIENT LIST line (without the newline). `current` names the command c is running when
+// c is the caller (Valkey shows "client|list" for the client asking).
+std::string ClientInfoLine(const Client& c, const std::string& current) {
+  const int64_t now = NowMs();
+  size_t argv_mem = 0;
+  for (std::string_view a : c.args) argv_mem += a.size();
+  const size_t qbuf = c.conn.InputSize();
+  const size_t qcap = c.conn.InputCapacity();
+  const size_t out_cap = c.conn.OutputCapacity();
+  const size_t pending = c.conn.PendingOutput();
+  const size_t obl = std::min(pending, kReplyChunk);
+  const size_t omem = pending - obl;
+  const size_t tot_mem = sizeof(Client) + qcap + out_cap + argv_mem + c.name.capacity();
+
+  std::string line;
+  line.reserve(320);
+  char buf[160];
+  snprintf(buf, sizeof(buf), "id=%llu addr=", static_cast<unsigned long long>(c.id));
+  line += buf;
+  line += c.addr;
+  line += " laddr=";
+  line += c.laddr;
+  snprintf(buf, sizeof(buf), " fd=%d name=", c.conn.fd());
+  line += buf;
+  line += c.name;
+  snprintf(buf, sizeof(buf), " age=%lld idle=%lld flags=", (now - c.ctime_ms) / 1000LL,
+           (now - c.last_interaction_ms) / 1000LL);
+  line += buf;
+  line += ClientFlagLetters(c);
+  snprintf(buf, sizeof(buf),
+           " db=%d sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=%zu"
+           " multi-mem=0 rbs=%zu rbp=%zu",
+           c.db_index, qbuf, qcap > qbuf ? qcap - qbuf : 0, argv_mem, out_cap, pending);
+  line += buf;
+  snprintf(buf, sizeof(buf), " obl=%zu oll=%d omem=%zu tot-mem=%zu events=%s cmd=", obl,
+           omem > 0 ? 1 : 0, omem, tot_mem, c.watching_writable ? "rw" : "r");
+  line += buf;
+  line += current.empty() ? c.last_cmd : current;
+  line += " user=";
+  line += c.user;
+  snprintf(buf, sizeof(buf), " redir=-1 resp=%d lib-name=", c.resp);
+  line += buf;
+  line += c.lib_name;
+  line += " lib-ver=";
+  line += c.lib_ver;
+  return line;
+}
+
+// Clients in connection order (ids grow with each connection), as Valkey lists them.
+std::vector<Client*> ClientsInOrder(Server& server) {
+  std::vector<Client*> all;
+  all.reserve(server.clients().size());
+  for (const auto& [id, c] : server.clients()) all.push_back(c);
+  std::sort(all.begin(), all.end(), [](Client* a, Client* b) { return a->id < b->id; });
+  return all;
+}
+
+// Names and library attributes end up in CLIENT LIST, which is split on spaces: only
+// printable ASCII without spaces is allowed.
+bool ValidClientAttribute(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '!' && ch <= '~'; });
+}
+
+// ON / OFF switches of NO-EVICT and NO-TOUCH; false (after a syntax error reply) otherwise.
+bool ParseOnOff(CommandContext& ctx, std::string_view s, bool* on) {
+  if (EqualsIgnoreCase(s, "on")) {
+    *on = true;
+  } else if (EqualsIgnoreCase(s, "off")) {
+    *on = false;
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  return true;
+}
+
+// Closes target: the caller itself after its reply is out, any other client right away.
+void KillClient(CommandContext& ctx, Client* target) {
+  if (target == &ctx.client) {
+    target->flags |= kClientCloseAfterReply;
+  } else {
+    ctx.server.CloseClientAsync(target);
+  }
+}
+
+// CLIENT ID
+void CmdClientId(CommandContext& ctx) { ctx.reply.Integer(static_cast<int64_t>(ctx.client.id)); }
+
+// CLIENT SETNAME connection-name
+void CmdClientSetName(CommandContext& ctx) {
+  if (!ValidClientAttribute(ctx.arg(2))) {
+    ctx.reply.Error("ERR Client names cannot contain spaces, newlines or special characters.");
+    return;
+  }
+  ctx.client.name = std::string(ctx.arg(2));
+  ctx.reply.Ok();
+}
+
+// CLIENT GETNAME
+void CmdClientGetName(CommandContext& ctx) {
+  if (ctx.client.name.empty()) {
+    ctx.reply.Null();
+  } else {
+    ctx.reply.Bulk(ctx.client.name);
+  }
+}
+
+// CLIENT LIST [TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id [client-id ...]]
+void CmdClientList(CommandContext& ctx) {
+  std::vector<Client*> chosen;
+  if (ctx.argc() == 2) {
+    chosen = ClientsInOrder(ctx.server);
+  } else if (ctx.argc() == 4 && EqualsIgnoreCase(ctx.arg(2), "type")) {
+    std::string_view type = ParseClientType(ctx.arg(3));
+    if (type.empty()) {
+      ctx.reply.Error("ERR Unknown client type '" + std::string(ctx.arg(3)) + "'");
+      return;
+    }
+    for (Client* c : ClientsInOrder(ctx.server)) {
+      if (ClientType(*c) == type) chosen.push_back(c);
+    }
+  } else if (ctx.argc() > 3 && EqualsIgnoreCase(ctx.arg(2), "id")) {
+    // In the order given, repeats included, as Valkey does.
+    for (size_t i = 3; i < ctx.argc(); ++i) {
+      int64_t id;
+      if (!ParseInt64(ctx.arg(i), &id)) {
+        ctx.reply.Error("ERR Invalid client ID");
+        return;
+      }
+      Client* c = id > 0 ? ctx.server.FindClient(static_cast<uint64_t>(id)) : nullptr;
+      if (c != nullptr) chosen.push_back(c);
+    }
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  std::string text;
+  for (Client* c : chosen) {
+    text += ClientInfoLine(*c, c == &ctx.client ? "client|list" : "");
+    text += '\n';
+  }
+  ctx.reply.Verbatim("txt", text);
+}
+
+// CLIENT INFO
+void CmdClientInfo(CommandContext& ctx) {
+  ctx.reply.Verbatim("txt", ClientInfoLine(ctx.client, "client|info") + "\n");
+}
+
+// CLIENT KILL ip:port
+// CLIENT KILL [ID id] [TYPE type] [USER user] [ADDR ip:port] [LADDR ip:port] [SKIPME yes|no]
+//             [MAXAGE seconds] ...
+void CmdClientKill(CommandContext& ctx) {
+  if (ctx.argc() == 3) {
+    // The old form: one address, an error when nobody has it.
+    for (Client* c : ClientsInOrder(ctx.server)) {
+      if (c->addr == ctx.arg(2) && !(c->flags & kClientCloseAsap)) {
+        KillClient(ctx, c);
+        ctx.reply.Ok();
+        return;
+      }
+    }
+    ctx.reply.Error("ERR No such client");
+    return;
+  }
+  uint64_t id = 0;
+  std::string_view type, addr, laddr, user;
+  bool skipme = true, has_addr = false, has_laddr = false, has_user = false;
+  int64_t maxage = -1;
+  for (size_t i = 2; i < ctx.argc(); i += 2) {
+    std::string_view opt = ctx.arg(i);
+    if (i + 1 >= ctx.argc()) {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+    std::string_view value = ctx.arg(i + 1);
+    if (EqualsIgnoreCase(opt, "id")) {
+      int64_t v;
+      if (!ParseInt64(value, &v) || v <= 0) {
+        ctx.reply.Error("ERR client-id should be greater than 0");
+        return;
+      }
+      id = static_cast<uint64_t>(v);
+    } else if (EqualsIgnoreCase(opt, "type")) {
+      type = ParseClientType(value);
+      if (type.empty()) {
+        ctx.reply.Error("ERR Unknown client type '" + std::string(value) + "'");
+        return;
+      }
+    } else if (EqualsIgnoreCase(opt, "addr")) {
+      addr = value;
+      has_addr = true;
+    } else if (EqualsIgnoreCase(opt, "laddr")) {
+      laddr = value;
+      has_laddr = true;
+    } else if (EqualsIgnoreCase(opt, "user")) {
+      // Only the default user exists until ACL users arrive.
+      if (value != "default") {
+        ctx.reply.Error("ERR No such user '" + std::string(value) + "'");
+        return;
+      }
+      user = value;
+      has_user = true;
+    } else if (EqualsIgnoreCase(opt, "skipme")) {
+      if (EqualsIgnoreCase(value, "yes")) {
+        skipme = true;
+      } else if (EqualsIgnoreCase(value, "no")) {
+        skipme = false;
+      } else {
+        ctx.reply.Error(errors::kSyntax);
+        return;
+      }
+    } else if (EqualsIgnoreCase(opt, "maxage")) {
+      if (!ParseInt64(value, &maxage)) {
+        ctx.reply.Error("ERR maxage is not an integer or out of range");
+        return;
+      }
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  const int64_t now = NowMs();
+  int64_t killed = 0;
+  for (Client* c : ClientsInOrder(ctx.server)) {
+    if (c->flags & kClientCloseAsap) continue;  // already on its way out
+    if (id != 0 && c->id != id) continue;
+    if (!type.empty() && ClientType(*c) != type) continue;
+    if (has_addr && c->addr != addr) continue;
+    if (has_laddr && c->laddr != laddr) continue;
+    if (has_user && c->user != user) continue;
+    if (skipme && c == &ctx.client) continue;
+    if (maxage >= 0 && (now - c->ctime_ms) / 1000 < maxage) continue;
+    KillClient(ctx, c);
+    ++killed;
+  }
+  ctx.reply.Integer(killed);
+}
+
+// CLIENT REPLY ON|OFF|SKIP
+void CmdClientReply(CommandContext& ctx) {
+  Client& c = ctx.client;
+  std::string_view mode = ctx.arg(2);
+  if (EqualsIgnoreCase(mode, "on")) {
+    c.flags &= ~(kClientReplyOff | kClientReplySkip | kClientReplySkipNext);
+    // This command itself ran silenced when replies were off: its OK must reach the client.
+    ctx.reply.SetOutput(c.conn.Output());
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(mode, "off")) {
+    c.flags |= kClientReplyOff;
+  } else if (EqualsIgnoreCase(mode, "skip")) {
+    // The dispatcher turns this into "drop the next command's reply" once this one is done.
+    if (!(c.flags & kClientReplyOff)) c.flags |= kClientReplySkip;
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+  }
+}
+
+// CLIENT NO-EVICT ON|OFF
+void CmdClientNoEvict(CommandContext& ctx) {
+  bool on;
+  if (!ParseOnOff(ctx, ctx.arg(2), &on)) return;
+  if (on) {
+    ctx.client.flags |= kClientNoEvict;
+  } else {
+    ctx.client.flags &= ~kClientNoEvict;
+  }
+  ctx.reply.Ok();
+}
+
+// CLIENT NO-TOUCH ON|OFF
+void CmdClientNoTouch(CommandContext& ctx) {
+  bool on;
+  if (!ParseOnOff(ctx, ctx.arg(2), &on)) return;
+  if (on) {
+    ctx.client.flags |= kClientNoTouch;
+  } else {
+    ctx.client.flags &= ~kClientNoTouch;
+  }
+  ctx.reply.Ok();
+}
+
+// CLIENT PAUSE timeout [WRITE|ALL]
+void CmdClientPause(CommandContext& ctx) {
+  if (ctx.argc() > 4) {
+    ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
+                    std::string(ctx.arg(1)) + "'. Try CLIENT HELP.");
+    return;
+  }
+  int64_t timeout;
+  if (!ParseInt64(ctx.arg(2), &timeout)) {
+    ctx.reply.Error(errors::kTimeoutNotInteger);
+    return;
+  }
+  if (timeout < 0) {
+    ctx.reply.Error("ERR timeout is negative");
+    return;
+  }
+  bool writes_only = false;
+  if (ctx.argc() == 4) {
+    if (EqualsIgnoreCase(ctx.arg(3), "write")) {
+      writes_only = true;
+    } else if (!EqualsIgnoreCase(ctx.arg(3), "all")) {
+      ctx.reply.Error("ERR CLIENT PAUSE mode must be WRITE or ALL");
+      return;
+    }
+  }
+  const int64_t now = NowMs();
+  const int64_t end = timeout > std::numeric_limits<int64_t>::max() - now
+                          ? std::numeric_limits<int64_t>::max()
+                          : now + timeout;
+  ctx.server.Pause(end, writes_only);
+  ctx.reply.Ok();
+}
+
+// CLIENT UNPAUSE
+void CmdClientUnpause(CommandContext& ctx) {
+  ctx.server.Unpause();
+  ctx.reply.Ok();
+}
+
+// CLIENT SETINFO LIB-NAME|LIB-VER value
+void CmdClientSetInfo(CommandContext& ctx) {
+  std::string_view attr = ctx.arg(2);
+  std::string* dest = nullptr;
+  if (EqualsIgnoreCase(attr, "lib-name")) {
+    dest = &ctx.client.lib_name;
+  } else if (EqualsIgnoreCase(attr, "lib-ver")) {
+    dest = &ctx.client.lib_ver;
+  } else {
+    ctx.reply.Error("ERR Unrecognized option '" + std::string(attr) + "'");
+    return;
+  }
+  if (!ValidClientAttribute(ctx.arg(3))) {
+    ctx.reply.Error("ERR " + std::string(attr) +
+                    " cannot contain spaces, newlines or special characters.");
+    return;
+  }
+  *dest = std::string(ctx.arg(3));
+  ctx.reply.Ok();
+}
+
+// CLIENT GETREDIR
+void CmdClientGetRedir(CommandContext& ctx) {
+  // Client-side caching (TRACKING) is not implemented: never redirecting.
+  ctx.reply.Integer(-1);
+}
+
+// CLIENT UNBLOCK client-id [TIMEOUT|ERROR]
+void CmdClientUnblock(CommandContext& ctx) {
+  int64_t id;
+  if (!ParseInt64(ctx.arg(2), &id)) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  if (ctx.argc() == 4 && !EqualsIgnoreCase(ctx.arg(3), "timeout") &&
+      !EqualsIgnoreCase(ctx.arg(3), "error")) {
+    ctx.reply.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+    return;
+  }
+  if (ctx.argc() > 4) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  // No command blocks a client yet, so there is never anyone to unblock.
+  ctx.reply.Integer(0);
+}
+
+// CLIENT HELP
+void CmdClientHelp(CommandContext& ctx) {
+  ReplyHelp(ctx.reply, "client",
+            {"GETNAME", "    Return the name of the current connection.",
+             "GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
+             "ID", "    Return the ID of the current connection.",
+             "INFO", "    Return information about the current client connection.",
+             "KILL <ip:port>", "    Kill connection made from <ip:port>.",
+             "KILL <option> <value> [<option> <value> [...]]",
+             "    Kill connections. Options are:",
+             "    * ADDR (<ip:port>|<unixsocket>:0)",
+             "      Kill connections made from the specified address",
+             "    * LADDR (<ip:port>|<unixsocket>:0)",
+             "      Kill connections made to specified local address",
+             "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+             "      Kill connections by type.",
+             "    * USER <username>",
+             "      Kill connections authenticated by <username>.",
+             "    * SKIPME (YES|NO)",
+             "      Skip killing current connection (default: yes).",
+             "    * ID <client-id>",
+             "      Kill connections by client id.",
+             "    * MAXAGE <maxage>",
+             "      Kill connections older than the specified age.",
+             "LIST [options ...]",
+             "    Return information about client connections. Options:",
+             "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+             "      Return clients of specified type.",
+             "    * ID <client-id> [<client-id> ...]",
+             "      Return clients with the given ids.",
+             "UNPAUSE", "    Stop the current client pause, resuming traffic.",
+             "PAUSE <timeout> [WRITE|ALL]",
+             "    Suspend all, or just write, clients for <timeout> milliseconds.",
+             "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
+             "SETNAME <name>", "    Assign the name <name> to the current connection.",
+             "SETINFO <option> <value>",
+             "    Set client meta attr. Options are:",
+             "    * LIB-NAME: the client lib name.",
+             "    * LIB-VER: the client lib version.",
+             "UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client.",
+             "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
+             "NO-TOUCH (ON|OFF)",
+             "    Will not touch LRU/LFU stats when this mode is on."});
+}
+
+// MONITOR
+void CmdMonitor(CommandContext& ctx) {
+  // A second MONITOR is ignored without a reply, as in Valkey.
+  if (ctx.client.flags & kClientMonitor) return;
+  ctx.server.AddMonitor(&ctx.client);
+  ctx.reply.Ok();
+}
+
+}  // namespace
+
+void RegisterClientCommands(CommandTable& t) {
+  const uint64_t conn = kAclConnection | kAclSlow;
+  const uint64_t admin = kAclAdmin | kAclSlow | kAclDangerous | kAclConnection;
+  const uint32_t plain = kCmdNoScript | kCmdLoading | kCmdStale;
+  const uint32_t admin_flags = kCmdAdmin | plain;
+  CommandSpec client{.name = "client", .arity = -2, .acl = kAclSlow, .group = "connection",
+                     .summary = "A container for client connection commands.", .since = "2.4.0",
+                     .complexity = "Depends on subcommand."};
+  client.subcommands = {
+      {.name = "client|id", .arity = 2, .flags = plain, .acl = conn, .handler = CmdClientId,
+       .group = "connection", .summary = "Returns the unique client ID of the connection.",
+       .since = "5.0.0", .complexity = "O(1)"},
+      {.name = "client|setname", .arity = 3, .flags = plain, .acl = conn,
+       .handler = CmdClientSetName, .group = "connection",
+       .summary = "Sets the connection name.", .since = "2.6.9", .complexity = "O(1)"},
+      {.name = "client|getname", .arity = 2, .flags = plain, .acl = conn,
+       .handler = CmdClientGetName, .group = "connection",
+       .summary = "Returns the name of the connection.", .since = "2.6.9",
+       .complexity = "O(1)"},
+      {.name = "client|list", .arity = -2, .flags = admin_flags, .acl = admin,
+       .handler = CmdClientList, .group = "connection",
+       .summary = "Lists open connections.", .since = "2.4.0",
+       .complexity = "O(N) where N is the number of client connections"},
+      {.name = "client|info", .arity = 2, .flags = plain, .acl = conn, .handler = CmdClientInfo,
+       .group = "connection", .summary = "Returns information about the connection.",
+       .since = "6.2.0", .complexity = "O(1)"},
+      {.name = "client|kill", .arity = -3, .flags = admin_flags, .acl = admin,
+       .handler = CmdClientKill, .group = "connection",
+       .summary = "Terminates open connections.", .since = "2.4.0",
+       .complexity = "O(N) where N is the number of client connections"},
+      {.name = "client|reply", .arity = 3, .flags = plain, .acl = conn,
+       .handler = CmdClientReply, .group = "connection",
+       .summary = "Instructs the server whether to reply to commands.", .since = "3.2.0",
+       .complexity = "O(1)"},
+      {.name = "client|no-evict", .arity = 3, .flags = admin_flags, .acl = admin,
+       .handler = CmdClientNoEvict, .group = "connection",
+       .summary = "Sets the client eviction mode of the connection.", .since = "7.0.0",
+       .complexity = "O(1)"},
+      {.name = "client|no-touch", .arity = 3, .flags = plain, .acl = conn,
+       .handler = CmdClientNoTouch, .group = "connection",
+       .summary = "Controls whether commands sent by the client affect the LRU/LFU of "
+                  "accessed keys.",
+       .since = "7.2.0", .complexity = "O(1)"},
+      {.name = "client|pause", .arity = -3, .flags = admin_flags, .acl = admin,
+       .handler = CmdClientPause, .group = "connection",
+       .summary = "Suspends commands processing.", .since = "3.0.0", .complexity = "O(1)"},
+      {.name = "client|unpause", .arity = 2, .flags = admin_flags, .acl = admin,
+       .handler = CmdClientUnpause, .group = "connection",
+       .summary = "Resumes processing commands from paused clients.", .since = "6.2.0",
+       .complexity = "O(N) Where N is the number of paused clients"},
+      {.name = "client|setinfo", .arity = 4, .flags = plain | kCmdSentinel, .acl = conn,
+       .handler = CmdClientSetInfo, .group = "connection",
+       .summary = "Sets information specific to the client or connection.", .since = "7.2.0",
+       .complexity = "O(1)"},
+      {.name = "client|getredir", .arity = 2, .flags = plain, .acl = conn,
+       .handler = CmdClientGetRedir, .group = "connection",
+       .summary = "Returns the client ID to which the connection's tracking notifications are "
+                  "redirected.",
+       .since = "6.0.0", .complexity = "O(1)"},
+      {.name = "client|unblock", .arity = -3, .flags = admin_flags, .acl = admin,
+       .handler = CmdClientUnblock, .group = "connection",
+       .summary = "Unblocks a client blocked by a blocking command from a different "
+                  "connection.",
+       .since = "5.0.0", .complexity = "O(log N) where N is the number of client connections"},
+      {.name = "client|help", .arity = 2, .flags = kCmdLoading | kCmdStale, .acl = conn,
+       .handler = CmdClientHelp, .group = "connection",
+       .summary = "Returns helpful text about the different subcommands.", .since = "5.0.0",
+       .complexity = "O(1)"},
+  };
+  t.Add(std::move(client));
+  t.Add({.name = "monitor", .arity = 1, .flags = admin_flags,
+         .acl = kAclAdmin | kAclSlow | kAclDangerous, .handler = CmdMonitor, .group = "server",
+         .summary = "Listens for all requests received by the server in real-time.",
+         .since = "1.0.0", .complexity = ""});
+}
+
+}  // namespace vireo

@@ -1,0 +1,161 @@
+#include "net/connection.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "net/socket.h"
+
+namespace vireo {
+namespace {
+
+// A connected pair: the Connection owns one end, the test writes and reads the other.
+class ConnectionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int fds[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    SetNonBlocking(fds[0]);
+    conn_ = std::make_unique<Connection>(fds[0]);
+    peer_ = fds[1];
+  }
+  void TearDown() override {
+    if (peer_ >= 0) close(peer_);
+  }
+
+  void PeerSend(const std::string& s) {
+    ASSERT_EQ(send(peer_, s.data(), s.size(), 0), static_cast<ssize_t>(s.size()));
+  }
+  std::string Input() const { return std::string(conn_->InputData(), conn_->InputSize()); }
+  // Reads until `n` bytes are buffered (the peer has already sent them).
+  void ReadAtLeast(size_t n, size_t room = 0) {
+    while (conn_->InputSize() < n) {
+      ASSERT_EQ(conn_->Read(room), Connection::ReadResult::kData);
+    }
+  }
+
+  std::unique_ptr<Connection> conn_;
+  int peer_ = -1;
+};
+
+TEST_F(ConnectionTest, ReadConsumeKeepsUnconsumedBytesAtTheFront) {
+  EXPECT_EQ(conn_->InputSize(), 0u);
+  EXPECT_EQ(conn_->Read(0), Connection::ReadResult::kWouldBlock);
+  PeerSend("hello world");
+  ReadAtLeast(11);
+  EXPECT_EQ(Input(), "hello world");
+  EXPECT_GE(conn_->InputCapacity(), 11u);
+  conn_->ConsumeInput(6);
+  EXPECT_EQ(Input(), "world");
+  PeerSend("!!");
+  ReadAtLeast(7);
+  EXPECT_EQ(Input(), "world!!");
+  conn_->ConsumeInput(7);
+  EXPECT_EQ(conn_->InputSize(), 0u);
+  EXPECT_EQ(conn_->BytesRead(), 13u);
+}
+
+TEST_F(ConnectionTest, PartialDataSurvivesGrowthAndCompaction) {
+  // Fill past one read chunk with a recognisable pattern, consuming in odd steps, so the
+  // buffer both slides and grows while a tail is still unconsumed.
+  std::string sent, expected;
+  for (int i = 0; i < 200; ++i) {
+    std::string piece(997, static_cast<char>('a' + i % 26));
+    PeerSend(piece);
+    sent += piece;
+    ReadAtLeast(sent.size() - expected.size());
+    size_t take = conn_->InputSize() / 3;
+    expected.append(conn_->InputData(), take);
+    conn_->ConsumeInput(take);
+  }
+  ReadAtLeast(sent.size() - expected.size());
+  expected += Input();
+  EXPECT_EQ(expected, sent);
+}
+
+TEST_F(ConnectionTest, RoomForBigArguments) {
+  std::string big(150000, 'x');
+  size_t sent = 0;
+  // The socket buffer may not take it all at once: send and read in turns.
+  while (sent < big.size()) {
+    ssize_t n = send(peer_, big.data() + sent, big.size() - sent, MSG_DONTWAIT);
+    if (n > 0) sent += static_cast<size_t>(n);
+    Connection::ReadResult r = conn_->Read(big.size());
+    ASSERT_NE(r, Connection::ReadResult::kError);
+  }
+  ReadAtLeast(big.size(), big.size());
+  EXPECT_GE(conn_->InputCapacity(), big.size());
+  EXPECT_EQ(Input(), big);
+  // A drained big buffer is released.
+  conn_->ConsumeInput(conn_->InputSize());
+  EXPECT_EQ(conn_->InputCapacity(), 0u);
+  PeerSend("PING\r\n");
+  ReadAtLeast(6);
+  EXPECT_EQ(Input(), "PING\r\n");
+}
+
+TEST_F(ConnectionTest, ReleaseInputIfEmpty) {
+  PeerSend("abc");
+  ReadAtLeast(3);
+  conn_->ReleaseInputIfEmpty();  // holds bytes: kept
+  EXPECT_EQ(Input(), "abc");
+  conn_->ConsumeInput(3);
+  EXPECT_GT(conn_->InputCapacity(), 0u);
+  conn_->ReleaseInputIfEmpty();
+  EXPECT_EQ(conn_->InputCapacity(), 0u);
+  PeerSend("d");
+  ReadAtLeast(1);
+  EXPECT_EQ(Input(), "d");
+}
+
+TEST_F(ConnectionTest, AppendInput) {
+  conn_->AppendInput("ab", 2);
+  conn_->AppendInput("cd", 2);
+  EXPECT_EQ(Input(), "abcd");
+  conn_->ConsumeInput(1);
+  PeerSend("e");
+  ReadAtLeast(4);
+  EXPECT_EQ(Input(), "bcde");
+}
+
+TEST_F(ConnectionTest, PeerCloseIsReported) {
+  PeerSend("x");
+  close(peer_);
+  peer_ = -1;
+  EXPECT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  EXPECT_EQ(conn_->Read(0), Connection::ReadResult::kClosed);
+  EXPECT_EQ(Input(), "x");
+}
+
+TEST_F(ConnectionTest, FlushWritesOutput) {
+  conn_->Output()->append("+OK\r\n");
+  EXPECT_EQ(conn_->PendingOutput(), 5u);
+  EXPECT_EQ(conn_->Flush(), Connection::WriteResult::kDone);
+  EXPECT_EQ(conn_->PendingOutput(), 0u);
+  EXPECT_EQ(conn_->BytesWritten(), 5u);
+  char buf[16];
+  EXPECT_EQ(recv(peer_, buf, sizeof(buf), 0), 5);
+  EXPECT_EQ(std::string(buf, 5), "+OK\r\n");
+}
+
+TEST_F(ConnectionTest, FlushLeavesWhatTheSocketCannotTake) {
+  conn_->Output()->assign(8 << 20, 'z');  // more than a socket buffer holds
+  EXPECT_EQ(conn_->Flush(), Connection::WriteResult::kPending);
+  size_t pending = conn_->PendingOutput();
+  EXPECT_GT(pending, 0u);
+  EXPECT_LT(pending, 8u << 20);
+  std::string got;
+  char buf[65536];
+  while (got.size() < (8u << 20)) {
+    ssize_t n = recv(peer_, buf, sizeof(buf), MSG_DONTWAIT);
+    if (n > 0) got.append(buf, static_cast<size_t>(n));
+    if (conn_->PendingOutput() > 0) conn_->Flush();
+  }
+  EXPECT_EQ(conn_->PendingOutput(), 0u);
+  EXPECT_EQ(got, std::string(8 << 20, 'z'));
+}
+
+}  // namespace
+}  // namespace vireo
