@@ -191,10 +191,7 @@ Entry* StoreString(CommandContext& ctx, Entry* e, std::string_view key, std::str
 
 // Sets e's value to s as a string made in one piece that is never int-encoded (INCRBYFLOAT's
 // results): embstr when short, raw otherwise.
-void SetPlainStringValue(Entry* e, std::string_view s) {
-  SetRawStringValue(e, s);
-  if (s.size() <= 44) e->SetType(ObjType::kString, Encoding::kEmbStr);
-}
+void SetPlainStringValue(Entry* e, std::string_view s) { SetNonIntStringValue(e, s); }
 
 // Applies an absolute expiry to key's entry e after a write. A time already past deletes the
 // key at once, so it reads as missing (and DBSIZE agrees) without waiting for lazy expiry.
@@ -212,7 +209,8 @@ bool EntryInt64(const Entry* e, int64_t* out) {
     *out = e->ival;
     return true;
   }
-  return ParseInt64(e->str->View(), out);
+  char buf[24];
+  return ParseInt64(StringValue(e, buf), out);
 }
 
 // INCR/DECR/INCRBY/DECRBY: adds delta to key's integer, creating it at 0.
@@ -563,7 +561,7 @@ void CmdIncrByFloat(CommandContext& ctx) {
     if (!CheckString(ctx, e)) return;
     if (e->encoding() == Encoding::kInt) {
       value = static_cast<long double>(e->ival);
-    } else if (!ParseLongDouble(e->str->View(), &value)) {
+    } else if (char buf[24]; !ParseLongDouble(StringValue(e, buf), &value)) {
       ctx.reply.Error(errors::kNotFloat);
       return;
     }

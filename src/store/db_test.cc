@@ -117,3 +117,37 @@ TEST(Value, EncodingsFollowValkey) {
 
 }  // namespace
 }  // namespace vireo
+
+namespace vireo {
+namespace {
+
+TEST(Value, ShortStringsConvertToRawOnAppendAndCopy) {
+  Entry* e = NewEntry("k");
+  SetStringValue(e, "value:123456");
+  EXPECT_EQ(e->encoding(), Encoding::kEmbStr);
+  // One length byte: a 12-byte value fits a 16-byte allocation.
+  Entry* bare = NewEntry("k");
+  EXPECT_LE(EntryMemory(e) - EntryMemory(bare), 16u);
+  FreeEntry(bare);
+  Entry* copy = CopyEntry(e, "k2");
+  char buf[24];
+  EXPECT_EQ(StringValue(copy, buf), "value:123456");
+  SetStringValue(e, "short");  // reuses the allocation
+  EXPECT_EQ(StringValue(e, buf), "short");
+  AppendToString(e, "er");
+  EXPECT_EQ(e->encoding(), Encoding::kRaw);
+  EXPECT_EQ(StringValue(e, buf), "shorter");
+  SetNonIntStringValue(e, "2");
+  EXPECT_EQ(e->encoding(), Encoding::kEmbStr);
+  EXPECT_EQ(StringLength(e), 1u);
+  SetStringValue(e, std::string(100, 'y'));
+  EXPECT_EQ(e->encoding(), Encoding::kRaw);
+  SetStringValue(e, std::string(44, 'z'));
+  EXPECT_EQ(e->encoding(), Encoding::kEmbStr);
+  EXPECT_EQ(StringValue(e, buf), std::string(44, 'z'));
+  FreeEntry(e);
+  FreeEntry(copy);
+}
+
+}  // namespace
+}  // namespace vireo

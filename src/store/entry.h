@@ -20,7 +20,15 @@ enum class Encoding : uint8_t {
   kStream,
 };
 
-// A string value's bytes. `cap` allows APPEND/SETRANGE to grow in place.
+// A short string's bytes (embstr encoding): one length byte, no capacity, so a 12-byte value
+// takes a 16-byte allocation instead of 32. APPEND/SETRANGE convert to a StrBlob (raw).
+struct ShortStr {
+  uint8_t len;
+  char data[];
+  std::string_view View() const { return {data, len}; }
+};
+
+// A raw string value's bytes. `cap` allows APPEND/SETRANGE to grow in place.
 struct StrBlob {
   uint32_t len;
   uint32_t cap;
@@ -35,7 +43,8 @@ struct Entry {
   int64_t expire_ms;   // absolute unix ms; 0 = no expiry
   union {
     int64_t ival;      // Encoding::kInt
-    StrBlob* str;      // kEmbStr / kRaw
+    ShortStr* sstr;    // kEmbStr
+    StrBlob* str;      // kRaw
     void* obj;         // collections (owned; freed by FreeValue)
   };
   uint32_t key_len;

@@ -22,8 +22,26 @@ StrBlob* NewBlob(std::string_view s, size_t cap) {
   return b;
 }
 
+ShortStr* NewShort(std::string_view s) {
+  auto* b = static_cast<ShortStr*>(ZMalloc(sizeof(ShortStr) + s.size()));
+  b->len = static_cast<uint8_t>(s.size());
+  if (!s.empty()) memcpy(b->data, s.data(), s.size());
+  return b;
+}
+
 bool IsStringBlob(const Entry* e) {
   return e->type() == ObjType::kString && e->encoding() != Encoding::kInt;
+}
+
+// Stores s as a fresh (non-int) string: embstr up to 44 bytes, raw beyond.
+void StoreFreshString(Entry* e, std::string_view s) {
+  if (s.size() <= kEmbStrMax) {
+    e->sstr = NewShort(s);
+    e->SetType(ObjType::kString, Encoding::kEmbStr);
+  } else {
+    e->str = NewBlob(s, s.size());
+    e->SetType(ObjType::kString, Encoding::kRaw);
+  }
 }
 
 // Makes e's string a raw blob with room for at least `need` bytes, keeping its content.
@@ -33,6 +51,11 @@ StrBlob* EnsureRaw(Entry* e, size_t need) {
     size_t n = FormatInt64To(buf, e->ival);
     size_t cap = need > n ? need : n;
     e->str = NewBlob(std::string_view(buf, n), cap + cap / 2);
+  } else if (e->encoding() == Encoding::kEmbStr) {
+    ShortStr* old = e->sstr;
+    size_t cap = need > old->len ? need : old->len;
+    e->str = NewBlob(old->View(), cap + cap / 2);
+    ZFree(old);
   } else if (e->str->cap < need) {
     // Grow geometrically like an sds string so repeated APPENDs stay linear.
     size_t cap = need < 1024 * 1024 ? need * 2 : need + 1024 * 1024;
@@ -91,6 +114,8 @@ Entry* CopyEntry(const Entry* src, std::string_view new_key) {
     case ObjType::kString:
       if (src->encoding() == Encoding::kInt) {
         e->ival = src->ival;
+      } else if (src->encoding() == Encoding::kEmbStr) {
+        e->sstr = NewShort(src->sstr->View());
       } else {
         // Exact size: a copy has no pending appends to make room for.
         e->str = NewBlob(src->str->View(), src->str->len);
@@ -119,17 +144,30 @@ void SetStringValue(Entry* e, std::string_view s) {
     SetIntValue(e, v);
     return;
   }
-  // Overwriting a string whose blob fits the new value (without wasting much) reuses it, so
-  // SET over an existing key allocates nothing.
-  if (IsStringBlob(e) && e->str->cap >= s.size() && e->str->cap <= 2 * s.size() + 16) {
-    if (!s.empty()) memmove(e->str->data, s.data(), s.size());
+  // Overwriting a string whose allocation fits the new value (without wasting much) reuses it,
+  // so SET over an existing key allocates nothing.
+  if (s.size() <= kEmbStrMax && e->type() == ObjType::kString &&
+      e->encoding() == Encoding::kEmbStr) {
+    size_t room = ZMallocSize(e->sstr) - sizeof(ShortStr);
+    if (room >= s.size() && room <= 2 * s.size() + 16) {
+      if (!s.empty()) memmove(e->sstr->data, s.data(), s.size());
+      e->sstr->len = static_cast<uint8_t>(s.size());
+      return;
+    }
+  } else if (s.size() > kEmbStrMax && e->type() == ObjType::kString &&
+             e->encoding() == Encoding::kRaw && e->str->cap >= s.size() &&
+             e->str->cap <= 2 * s.size() + 16) {
+    memmove(e->str->data, s.data(), s.size());
     e->str->len = static_cast<uint32_t>(s.size());
-    e->SetType(ObjType::kString, s.size() <= kEmbStrMax ? Encoding::kEmbStr : Encoding::kRaw);
     return;
   }
   FreeValue(e);
-  e->str = NewBlob(s, s.size());
-  e->SetType(ObjType::kString, s.size() <= kEmbStrMax ? Encoding::kEmbStr : Encoding::kRaw);
+  StoreFreshString(e, s);
+}
+
+void SetNonIntStringValue(Entry* e, std::string_view s) {
+  FreeValue(e);
+  StoreFreshString(e, s);
 }
 
 void SetIntValue(Entry* e, int64_t v) {
@@ -146,6 +184,7 @@ void SetRawStringValue(Entry* e, std::string_view s) {
 
 std::string_view StringValue(const Entry* e, char* buf) {
   if (e->encoding() == Encoding::kInt) return std::string_view(buf, FormatInt64To(buf, e->ival));
+  if (e->encoding() == Encoding::kEmbStr) return e->sstr->View();
   return e->str->View();
 }
 
@@ -154,6 +193,7 @@ size_t StringLength(const Entry* e) {
     char buf[24];
     return FormatInt64To(buf, e->ival);
   }
+  if (e->encoding() == Encoding::kEmbStr) return e->sstr->len;
   return e->str->len;
 }
 
@@ -178,7 +218,7 @@ size_t SetRangeInString(Entry* e, size_t offset, std::string_view s) {
 
 size_t EntryMemory(const Entry* e) {
   size_t n = ZMallocSize(const_cast<Entry*>(e));
-  if (IsStringBlob(e)) n += ZMallocSize(e->str);
+  if (IsStringBlob(e)) n += ZMallocSize(e->obj);
   else if (e->type() != ObjType::kString) n += CollectionMemory(e->type(), e->encoding(), e->obj);
   return n;
 }

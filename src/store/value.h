@@ -32,6 +32,8 @@ Entry* RekeyEntry(Entry* e, std::string_view new_key);
 // Sets e's value to the string s, choosing the encoding Valkey would report for a fresh
 // string: int for canonical integers that fit, embstr up to 44 bytes, raw beyond.
 void SetStringValue(Entry* e, std::string_view s);
+// Sets e's value to s as embstr (up to 44 bytes) or raw, never int (INCRBYFLOAT results).
+void SetNonIntStringValue(Entry* e, std::string_view s);
 // Sets e's value to an integer (encoding int).
 void SetIntValue(Entry* e, int64_t v);
 // Sets e's value to s with raw encoding (results of APPEND/SETRANGE are raw in Valkey).
