@@ -266,10 +266,10 @@ def test_scan_modes(sr, shared_server, env):
 
 def test_bigkeys_and_memkeys(sr, shared_server, reference, env):
     sr.mset({"a": "x" * 10, "bb": "y" * 50, "c": "1"})
-    assert_same(at(shared_server) + ["--bigkeys"], env)
-    assert_same(at(shared_server) + ["--bigkeys", "-n", "5"], env)
+    assert_same_lines(at(shared_server) + ["--bigkeys"], env)
+    assert_same_lines(at(shared_server) + ["--bigkeys", "-n", "5"], env)
     # vireo-server has no MEMORY USAGE yet: every key warns and counts 0 bytes, as redis-cli.
-    assert_same(at(shared_server) + ["--memkeys"], env)
+    assert_same_lines(at(shared_server) + ["--memkeys"], env)
     c = reference.client()
     c.flushall()
     c.set("s", "abc")
@@ -278,10 +278,10 @@ def test_bigkeys_and_memkeys(sr, shared_server, reference, env):
     c.hset("h", "f", "v")
     c.zadd("z", {"a": 1})
     c.xadd("x", {"a": "b"})
-    assert_same(at(reference) + ["--bigkeys"], env)
-    assert_same(at(reference) + ["--memkeys"], env)
-    assert_same(at(reference) + ["--memkeys-samples", "3"], env)
-    assert_same(at(reference) + ["--hotkeys"], env)
+    assert_same_lines(at(reference) + ["--bigkeys"], env)
+    assert_same_lines(at(reference) + ["--memkeys"], env)
+    assert_same_lines(at(reference) + ["--memkeys-samples", "3"], env)
+    assert_same_lines(at(reference) + ["--hotkeys"], env)
 
 
 def test_eval_against_redis(reference, env, tmp_path):
