@@ -83,7 +83,11 @@ std::string ClientInfoLine(const Client& c, const std::string& current) {
   snprintf(buf, sizeof(buf), " obl=%zu oll=%d omem=%zu tot-mem=%zu events=%s cmd=", obl,
            omem > 0 ? 1 : 0, omem, tot_mem, c.watching_writable ? "rw" : "r");
   line += buf;
-  line += current.empty() ? c.last_cmd : current;
+  if (!current.empty()) {
+    line += current;
+  } else {
+    line += c.last_cmd != nullptr ? *c.last_cmd : std::string("NULL");
+  }
   line += " user=";
   line += c.user;
   snprintf(buf, sizeof(buf), " redir=-1 resp=%d lib-name=", c.resp);

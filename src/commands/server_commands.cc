@@ -15,10 +15,8 @@ namespace vireo {
 
 void ReplyHelp(ReplyBuilder& reply, std::string_view command,
                std::initializer_list<std::string_view> lines) {
-  std::string upper(command);
-  for (char& ch : upper) ch = static_cast<char>(toupper(static_cast<unsigned char>(ch)));
   reply.Array(lines.size() + 3);
-  reply.Simple(upper + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+  reply.Simple(ToUpper(command) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
   for (std::string_view line : lines) reply.Simple(line);
   reply.Simple("HELP");
   reply.Simple("    Prints this help.");

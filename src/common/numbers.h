@@ -41,7 +41,8 @@ bool ParseMemorySize(std::string_view s, int64_t* out);
 
 // Case-insensitive ASCII equality.
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
-// ASCII lower-case copy.
+// ASCII lower-case / upper-case copies.
 std::string ToLower(std::string_view s);
+std::string ToUpper(std::string_view s);
 
 }  // namespace vireo

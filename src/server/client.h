@@ -52,7 +52,9 @@ struct Client {
   std::string laddr;  // local "ip:port"
   int64_t ctime_ms = 0;
   int64_t last_interaction_ms = 0;
-  std::string last_cmd = "NULL";
+  // Name of the last command run (CLIENT LIST cmd=); points into the command table, so
+  // recording it per command costs no copy.
+  const std::string* last_cmd = nullptr;
   uint64_t commands = 0;
   bool watching_writable = false;
 };

@@ -557,10 +557,8 @@ void Server::Execute(Client* c) {
   if (cmd->IsContainer() && args.size() >= 2) {
     spec = cmd->FindSubcommand(args[1]);
     if (spec == nullptr) {
-      std::string upper(cmd->name);
-      for (char& ch : upper) ch = static_cast<char>(toupper(ch));
       c->reply.Error("ERR unknown subcommand '" + std::string(args[1].substr(0, 128)) +
-                     "'. Try " + upper + " HELP.");
+                     "'. Try " + ToUpper(cmd->name) + " HELP.");
       // Valkey has no command to charge an unknown subcommand to: no commandstats line.
       return;
     }
@@ -587,9 +585,8 @@ void Server::Execute(Client* c) {
     const std::string& mode = config_.enable_debug_command;
     bool local = (c->flags & kClientUnixSocket) || IsLoopbackPeer(c->conn.fd());
     if (mode == "no" || (mode == "local" && !local)) {
-      std::string upper(cmd->name);
-      for (char& ch : upper) ch = static_cast<char>(toupper(ch));
-      c->reply.Error("ERR " + upper + " command not allowed. If the enable-debug-command option "
+      c->reply.Error("ERR " + ToUpper(cmd->name) +
+                     " command not allowed. If the enable-debug-command option "
                      "is set to \"local\", you can run it from a local connection, otherwise you "
                      "need to set this option in the configuration file, and then restart the "
                      "server.");
@@ -607,7 +604,7 @@ void Server::Execute(Client* c) {
   spec->stats.usec += static_cast<uint64_t>(duration);
   if (stats_.total_error_replies != errors_before) ++spec->stats.failed_calls;
   ++stats_.total_commands_processed;
-  c->last_cmd = spec->name;
+  c->last_cmd = &spec->name;
   if (!(spec->flags & kCmdSkipSlowlog)) RecordSlowlog(c, args, duration);
   // Monitors see the command after it ran (so SELECT shows the new db), never admin ones.
   if (!(spec->flags & (kCmdSkipMonitor | kCmdAdmin)) && !monitors_.empty()) FeedMonitors(c, args);

@@ -523,6 +523,18 @@ class ServerProcess:
         return f"<ServerProcess {self.binary} {self.host}:{self.port} pid={self.pid}>"
 
 
+def wait_for(predicate, timeout=10.0):
+    """Polls until predicate() is true and returns its value (no timing assertion: only a
+    generous upper bound)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError("condition not reached within %ss" % timeout)
+
+
 def redis_cli(server, *args, input=None, check=True, timeout=30):
     """Run /usr/bin/redis-cli against `server` and return its stdout (text)."""
     cmd = [REDIS_CLI, "-h", server.host, "-p", str(server.port), *map(str, args)]

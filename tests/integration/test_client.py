@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from conftest import SERVER_BINARY, RespError, Verbatim
+from conftest import SERVER_BINARY, RespError, Verbatim, wait_for
 
 # Features newer than the redis-server 7.0 these tests can also be run against.
 after_7_0 = pytest.mark.skipif("redis-server" in SERVER_BINARY,
@@ -40,15 +40,6 @@ def client_list(conn, *args):
     return parse_list(reply)
 
 
-def wait_for(predicate, timeout=10.0):
-    """Polls until predicate() is true (no timing assertion: only a generous upper bound)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("condition not reached within %ss" % timeout)
 
 
 # ---------------------------------------------------------------------------------------------

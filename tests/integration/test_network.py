@@ -7,22 +7,13 @@ import shutil
 import socket
 import stat
 import tempfile
-import time
 
 import pytest
 import redis
 
-from conftest import HOST, RawConnection
+from conftest import HOST, RawConnection, wait_for
 
 
-def wait_for(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("condition not reached within %ss" % timeout)
 
 
 @pytest.fixture
