@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "protocol/reply_builder.h"
+#include "server/blocking.h"
 #include "server/client.h"
 #include "store/db.h"
 
@@ -28,6 +29,16 @@ struct CommandContext {
   void KeyModified(Db* target, std::string_view key, int changes = 1);
   // A write that touched no single key (FLUSHDB, SWAPDB, ...).
   void Dirty(int changes = 1);
+
+  // Blocking commands. CanBlock is false inside MULTI/EXEC and scripts, where a blocking
+  // command must answer at once as if its timeout had passed.
+  bool CanBlock() const;
+  // Parks the client on keys (of ctx.db) until one holds a value of `type` (KeyModified on it
+  // makes it ready), then runs the same command again from scratch, so it may serve or block
+  // again; at deadline_ms (unix ms, 0 = never) the client gets the `on_timeout` null. The
+  // handler must not reply after calling Block.
+  void Block(const std::vector<std::string_view>& keys, int64_t deadline_ms, ObjType type,
+             BlockTimeoutReply on_timeout, bool unblock_on_nokey = false);
 };
 
 }  // namespace vireo

@@ -12,6 +12,11 @@ void RegisterAllCommands() {
   RegisterDbCommands(t);
   RegisterServerCommands(t);
   RegisterClientCommands(t);
+  RegisterListCommands(t);
+  RegisterHashCommands(t);
+  RegisterSetCommands(t);
+  RegisterZSetCommands(t);
+  RegisterSortCommands(t);
 }
 
 }  // namespace vireo

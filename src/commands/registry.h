@@ -15,5 +15,10 @@ void RegisterExpireCommands(CommandTable& t);
 void RegisterDbCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
 void RegisterClientCommands(CommandTable& t);
+void RegisterListCommands(CommandTable& t);
+void RegisterHashCommands(CommandTable& t);
+void RegisterSetCommands(CommandTable& t);
+void RegisterZSetCommands(CommandTable& t);
+void RegisterSortCommands(CommandTable& t);
 
 }  // namespace vireo

@@ -89,6 +89,15 @@ std::vector<Directive> BuildDirectives() {
       {"lazyfree-lazy-server-del", Kind::kBool, &Config::lazyfree_lazy_server_del},
       {"lazyfree-lazy-eviction", Kind::kBool, &Config::lazyfree_lazy_eviction},
       {"active-expire-effort", Kind::kInt, &Config::active_expire_effort, 1, 10},
+      {"hash-max-listpack-entries", Kind::kInt, &Config::hash_max_listpack_entries, 0, LONG_MAX},
+      {"hash-max-listpack-value", Kind::kMemory, &Config::hash_max_listpack_value, 0, LONG_MAX},
+      {"list-max-listpack-size", Kind::kInt, &Config::list_max_listpack_size, INT_MIN, INT_MAX},
+      {"list-compress-depth", Kind::kInt, &Config::list_compress_depth, 0, INT_MAX},
+      {"set-max-intset-entries", Kind::kInt, &Config::set_max_intset_entries, 0, LONG_MAX},
+      {"set-max-listpack-entries", Kind::kInt, &Config::set_max_listpack_entries, 0, LONG_MAX},
+      {"set-max-listpack-value", Kind::kMemory, &Config::set_max_listpack_value, 0, LONG_MAX},
+      {"zset-max-listpack-entries", Kind::kInt, &Config::zset_max_listpack_entries, 0, LONG_MAX},
+      {"zset-max-listpack-value", Kind::kMemory, &Config::zset_max_listpack_value, 0, LONG_MAX},
   };
   for (const GenericDirective& g : kGenericDirectives) {
     Directive dir{g.name, Kind::kGeneric, {}};

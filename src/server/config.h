@@ -66,6 +66,16 @@ struct Config {
   bool lazyfree_lazy_eviction = false;
   bool active_expire_enabled = true;  // DEBUG SET-ACTIVE-EXPIRE
   int64_t active_expire_effort = 1;
+  // Collection encodings: packed up to these sizes, then the large encoding.
+  int64_t hash_max_listpack_entries = 512;
+  int64_t hash_max_listpack_value = 64;
+  int64_t list_max_listpack_size = -2;  // > 0: entries per node; -1..-5: 4/8/16/32/64 KB
+  int64_t list_compress_depth = 0;
+  int64_t set_max_intset_entries = 512;
+  int64_t set_max_listpack_entries = 128;
+  int64_t set_max_listpack_value = 64;
+  int64_t zset_max_listpack_entries = 128;
+  int64_t zset_max_listpack_value = 64;
   // Valkey directives accepted but not modeled yet (config_directives.h), by name.
   std::map<std::string, std::string> generic;
   // Path of the config file given at start-up (for CONFIG REWRITE), "" if none.

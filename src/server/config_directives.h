@@ -74,8 +74,6 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"crash-memcheck-enabled", "yes", GenericKind::kBool, false},
     {"disable-thp", "yes", GenericKind::kBool, true},
     {"dynamic-hz", "yes", GenericKind::kBool, false},
-    {"hash-max-listpack-entries", "512", GenericKind::kInt, false, 0, kMax64},
-    {"hash-max-listpack-value", "64", GenericKind::kMemory, false, 0, kMax64},
     {"hll-sparse-max-bytes", "3000", GenericKind::kMemory, false, 0, kMax64},
     {"ignore-warnings", "", GenericKind::kString, false},
     {"io-threads-do-reads", "no", GenericKind::kBool, true},
@@ -85,8 +83,6 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"latency-tracking-info-percentiles", "50 99 99.9", GenericKind::kString, false},
     {"lfu-decay-time", "1", GenericKind::kInt, false, 0, kMax32},
     {"lfu-log-factor", "10", GenericKind::kInt, false, 0, kMax32},
-    {"list-compress-depth", "0", GenericKind::kInt, false, 0, kMax32},
-    {"list-max-listpack-size", "-2", GenericKind::kInt, false, kMin32, kMax32},
     {"lua-time-limit", "5000", GenericKind::kInt, false, 0, kMax64},
     {"masterauth", "", GenericKind::kString, false},
     {"masteruser", "", GenericKind::kString, false},
@@ -123,7 +119,6 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"replicaof", "", GenericKind::kString, true},
     {"sanitize-dump-payload", "no", GenericKind::kEnum, false, 0, 0, "no,yes,clients"},
     {"server_cpulist", "", GenericKind::kString, true},
-    {"set-max-intset-entries", "512", GenericKind::kInt, false, 0, kMax64},
     {"set-proc-title", "yes", GenericKind::kBool, true},
     {"shutdown-on-sigint", "default", GenericKind::kEnum, false, 0, 0, "default,save,nosave,now,force"},
     {"shutdown-on-sigterm", "default", GenericKind::kEnum, false, 0, 0, "default,save,nosave,now,force"},
@@ -157,8 +152,6 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"tls-session-cache-timeout", "300", GenericKind::kInt, false, 0, kMax32},
     {"tls-session-caching", "yes", GenericKind::kBool, false},
     {"tracking-table-max-keys", "1000000", GenericKind::kInt, false, 0, kMax64},
-    {"zset-max-listpack-entries", "128", GenericKind::kInt, false, 0, kMax64},
-    {"zset-max-listpack-value", "64", GenericKind::kMemory, false, 0, kMax64},
 };
 
 // Old names Valkey still accepts, mapped to the current ones.

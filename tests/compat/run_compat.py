@@ -28,6 +28,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generators import REGISTRY, Cmd, Sequence, format_args  # noqa: E402
+import importlib  # noqa: E402
+
+# Per-family generator modules (gen_lists.py, gen_hashes.py, ...) register themselves on import.
+for _mod in sorted(Path(__file__).resolve().parent.glob("gen_*.py")):
+    importlib.import_module(_mod.stem)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"

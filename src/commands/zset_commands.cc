@@ -1,0 +1,8 @@
+// ZSet commands (being written).
+#include "commands/registry.h"
+
+namespace vireo {
+
+void RegisterZSetCommands(CommandTable& t) { (void)t; }
+
+}  // namespace vireo
