@@ -414,8 +414,13 @@ void CmdClientUnblock(CommandContext& ctx) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
-  // No command blocks a client yet, so there is never anyone to unblock.
-  ctx.reply.Integer(0);
+  Client* target = ctx.server.FindClient(static_cast<uint64_t>(id));
+  if (target == nullptr || !(target->flags & kClientBlocked)) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  ctx.server.UnblockClient(target, ctx.argc() == 4 && EqualsIgnoreCase(ctx.arg(3), "error"));
+  ctx.reply.Integer(1);
 }
 
 // CLIENT HELP

@@ -1,5 +1,7 @@
 #include "commands/command_table.h"
 
+#include <algorithm>
+
 #include "common/numbers.h"
 
 namespace vireo {
@@ -12,27 +14,64 @@ const CommandSpec* CommandSpec::FindSubcommand(std::string_view sub) const {
   return nullptr;
 }
 
+namespace {
+
+inline unsigned char FoldCase(char c) {
+  unsigned char u = static_cast<unsigned char>(c);
+  return static_cast<unsigned char>(u + (static_cast<unsigned char>(u - 'A') < 26u ? 32 : 0));
+}
+
+// FNV-1a over the case-folded bytes.
+uint64_t FoldedHash(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (char c : s) h = (h ^ FoldCase(c)) * 1099511628211ull;
+  return h ^ (h >> 29);  // FNV's low bits mix poorly; the table indexes with them
+}
+
+bool FoldedEquals(std::string_view lower, std::string_view s) {
+  if (lower.size() != s.size()) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (static_cast<unsigned char>(lower[i]) != FoldCase(s[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void CommandTable::Add(CommandSpec spec) {
   auto owned = std::make_unique<CommandSpec>(std::move(spec));
   CommandSpec* p = owned.get();
-  by_name_[p->name] = p;
   ordered_.push_back(p);
   storage_.push_back(std::move(owned));
+  if (slots_.size() < ordered_.size() * 4) {
+    // Grow to keep the load at most 1/4, then re-index everything.
+    std::vector<CommandSpec*> old;
+    old.swap(slots_);
+    slots_.assign(std::max<size_t>(64, old.size() * 2), nullptr);
+    for (const CommandSpec* q : ordered_) Index(const_cast<CommandSpec*>(q));
+    return;
+  }
+  Index(p);
+}
+
+void CommandTable::Index(CommandSpec* p) {
+  size_t mask = slots_.size() - 1;
+  for (size_t i = FoldedHash(p->name) & mask;; i = (i + 1) & mask) {
+    if (slots_[i] == nullptr || slots_[i]->name == p->name) {
+      slots_[i] = p;
+      return;
+    }
+  }
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {
-  // Commands are short; a stack buffer avoids allocating for the common case.
-  char buf[64];
-  if (name.size() < sizeof(buf)) {
-    for (size_t i = 0; i < name.size(); ++i) {
-      char c = name[i];
-      buf[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
-    }
-    auto it = by_name_.find(std::string(buf, name.size()));
-    return it == by_name_.end() ? nullptr : it->second;
+  if (slots_.empty()) return nullptr;
+  size_t mask = slots_.size() - 1;
+  for (size_t i = FoldedHash(name) & mask;; i = (i + 1) & mask) {
+    const CommandSpec* p = slots_[i];
+    if (p == nullptr) return nullptr;
+    if (FoldedEquals(p->name, name)) return p;
   }
-  auto it = by_name_.find(ToLower(name));
-  return it == by_name_.end() ? nullptr : it->second;
 }
 
 const CommandSpec* CommandTable::Resolve(const std::vector<std::string_view>& args) const {

@@ -107,7 +107,10 @@ class CommandTable {
   void ResetStats() const;
 
  private:
-  std::unordered_map<std::string, CommandSpec*> by_name_;
+  // Open addressing over case-folded names: a lookup hashes and compares the argument in
+  // place, with no lower-cased copy (this runs for every command).
+  void Index(CommandSpec* p);
+  std::vector<CommandSpec*> slots_;
   std::vector<const CommandSpec*> ordered_;
   std::vector<std::unique_ptr<CommandSpec>> storage_;
 };

@@ -152,7 +152,12 @@ void RenderClients(Server& server, std::string* out) {
   Line(out, "client_recent_max_output_buffer:%zu", max_out);
   Line(out, "blocked_clients:%zu", blocked);
   Line(out, "tracking_clients:0");
-  Line(out, "clients_in_timeout_table:0");
+  Line(out, "pubsub_clients:0");
+  Line(out, "watching_clients:0");
+  Line(out, "clients_in_timeout_table:%zu", blocked);
+  Line(out, "total_watched_keys:0");
+  Line(out, "total_blocking_keys:%zu", server.blocking().KeyCount());
+  Line(out, "total_blocking_keys_on_nokey:%zu", server.blocking().NoKeyCount());
 }
 
 void RenderMemory(Server& server, std::string* out) {

@@ -6,6 +6,8 @@ namespace vireo {
 namespace {
 
 int64_t g_command_time_ms = 0;
+int64_t g_wall_minus_monotonic_us = 0;
+bool g_wall_offset_set = false;
 constexpr uint32_t kLruMask = (1u << 24) - 1;
 
 }  // namespace
@@ -29,7 +31,21 @@ int64_t CommandTimeMs() {
   return g_command_time_ms;
 }
 
-void RefreshCommandTime() { g_command_time_ms = NowMs(); }
+void RefreshCommandTime() {
+  int64_t mono = MonotonicUs();
+  int64_t wall = NowUs();
+  g_wall_minus_monotonic_us = wall - mono;
+  g_wall_offset_set = true;
+  g_command_time_ms = wall / 1000;
+}
+
+void SetCommandTimeFromMonotonic(int64_t monotonic_us) {
+  if (!g_wall_offset_set) {
+    RefreshCommandTime();
+    return;
+  }
+  g_command_time_ms = (monotonic_us + g_wall_minus_monotonic_us) / 1000;
+}
 
 uint32_t LruClock() { return static_cast<uint32_t>(CommandTimeMs() / 1000) & kLruMask; }
 

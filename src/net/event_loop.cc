@@ -42,6 +42,10 @@ void EventLoop::Run() {
       int64_t wait_us = next_timer_us_ - MonotonicUs();
       timeout_ms = wait_us <= 0 ? 0 : static_cast<int>((wait_us + 999) / 1000);
     }
+    if (wait_limit_) {
+      int64_t limit = wait_limit_();
+      if (limit >= 0 && (timeout_ms < 0 || limit < timeout_ms)) timeout_ms = static_cast<int>(limit);
+    }
     int n = epoll_wait(epfd_, events, kMaxEvents, timeout_ms);
     for (int i = 0; i < n; ++i) {
       auto* w = static_cast<IoWatcher*>(events[i].data.ptr);

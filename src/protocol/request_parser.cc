@@ -31,8 +31,62 @@ RequestParser::Result RequestParser::Parse(const char* data, size_t len, const P
   args->clear();
   *consumed = 0;
   if (len == 0) return Result::kIncomplete;
+  if (pos_ == 0 && data[0] == '*' && ParseWhole(data, len, limits, consumed, args)) {
+    return Result::kCommand;
+  }
   if (pos_ != 0 || data[0] == '*') return ParseMultibulk(data, len, limits, consumed, args);
   return ParseInline(data, len, limits, consumed, args);
+}
+
+namespace {
+
+// Reads a canonical decimal of at most 18 digits at *p that "\r" and one more byte follow;
+// moves *p past the line. Anything else is left to the general parser.
+inline bool ReadShortCount(const char** p, const char* end, int64_t* out) {
+  const char* digits = *p;
+  const char* q = digits;
+  int64_t v = 0;
+  while (q < end && q - digits < 18 && static_cast<unsigned char>(*q - '0') < 10) {
+    v = v * 10 + (*q - '0');
+    ++q;
+  }
+  if (q == digits || q + 1 >= end || *q != '\r' || (*digits == '0' && q != digits + 1)) {
+    return false;
+  }
+  *out = v;
+  *p = q + 2;
+  return true;
+}
+
+}  // namespace
+
+bool RequestParser::ParseWhole(const char* data, size_t len, const ParserLimits& limits,
+                               size_t* consumed, std::vector<std::string_view>* args) {
+  const char* p = data + 1;
+  const char* end = data + len;
+  int64_t n;
+  if (!ReadShortCount(&p, end, &n) || n <= 0 || n > limits.max_multibulk ||
+      (!limits.authenticated && n > kUnauthMaxMultibulk)) {
+    return false;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t blen;
+    if (p >= end || *p != '$') break;
+    ++p;
+    if (!ReadShortCount(&p, end, &blen) || blen > limits.max_bulk_len ||
+        (!limits.authenticated && blen > kUnauthMaxBulk) ||
+        end - p < blen + 2) {
+      break;
+    }
+    args->emplace_back(p, static_cast<size_t>(blen));
+    p += blen + 2;
+  }
+  if (static_cast<int64_t>(args->size()) != n) {
+    args->clear();
+    return false;
+  }
+  *consumed = static_cast<size_t>(p - data);
+  return true;
 }
 
 RequestParser::Result RequestParser::ParseInline(const char* data, size_t len,
@@ -65,6 +119,24 @@ RequestParser::Result RequestParser::ParseMultibulk(const char* data, size_t len
   // pos_ moved past the line, 0 when the line has not fully arrived, -1 when it is too long.
   auto read_number_line = [&](int64_t* value, bool* ok, const char* too_big) -> int {
     const char* start = data + pos_;
+    // Fast path for the usual line: a short canonical count right before "\r\n", parsed in
+    // the same pass that finds the end of line.
+    {
+      const char* end = data + len;
+      const char* digits = start + 1;
+      const char* q = digits;
+      int64_t v = 0;
+      while (q < end && q - digits < 18 && static_cast<unsigned char>(*q - '0') < 10) {
+        v = v * 10 + (*q - '0');
+        ++q;
+      }
+      if (q > digits && q + 1 < end && *q == '\r' && (*digits != '0' || q == digits + 1)) {
+        *value = v;
+        *ok = true;
+        pos_ = static_cast<size_t>(q - data) + 2;
+        return 1;
+      }
+    }
     const char* cr = static_cast<const char*>(memchr(start, '\r', len - pos_));
     if (cr == nullptr) {
       if (len - pos_ > limits.max_inline) {

@@ -39,6 +39,10 @@ class RequestParser {
   size_t BytesWanted() const;
 
  private:
+  // One-pass parse of a complete, ordinary multibulk command (the common case in pipelines);
+  // false, with nothing changed, for anything incomplete or unusual.
+  bool ParseWhole(const char* data, size_t len, const ParserLimits& limits, size_t* consumed,
+                  std::vector<std::string_view>* args);
   Result ParseMultibulk(const char* data, size_t len, const ParserLimits& limits, size_t* consumed,
                         std::vector<std::string_view>* args);
   Result ParseInline(const char* data, size_t len, const ParserLimits& limits, size_t* consumed,

@@ -5,8 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <list>
+#include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "store/entry.h"
@@ -38,6 +43,53 @@ struct BlockState {
   BlockTimeoutReply on_timeout = BlockTimeoutReply::kNullArray;
   bool unblock_on_nokey = false;  // also wake when the key is deleted or changes type (XREADGROUP)
   int64_t since_ms = 0;
+};
+
+struct Client;
+
+// Which clients wait on which (db, key), in arrival order, which keys writes made ready, and
+// the deadlines. Pure bookkeeping: the server decides what waking up means.
+class BlockingRegistry {
+ public:
+  // Registers c, whose c->block is set, on its keys and deadline.
+  void Add(Client* c);
+  // Forgets c everywhere (served, timed out, unblocked or disconnected).
+  void Remove(Client* c);
+
+  bool Empty() const { return waiters_.empty(); }
+  // Called for every modified key: cheap when nobody waits.
+  void MarkReady(int db, std::string_view key) {
+    if (!waiters_.empty()) MarkReadySlow(db, key);
+  }
+  bool HasReady() const { return !ready_.empty(); }
+  // The keys made ready since the last call, in the order they became ready.
+  std::vector<std::pair<int, std::string>> TakeReady();
+  // The clients waiting on key, first arrival first.
+  std::vector<Client*> Waiters(int db, std::string_view key) const;
+
+  // Unix ms of the earliest deadline, 0 if none.
+  int64_t NextDeadline() const { return deadlines_.empty() ? 0 : deadlines_.begin()->first; }
+  // Clients whose deadline is <= now_ms, earliest first (still registered).
+  std::vector<Client*> Expired(int64_t now_ms) const;
+
+  size_t BlockedClients() const { return clients_; }
+  size_t KeyCount() const { return waiters_.size(); }
+  size_t NoKeyCount() const { return nokey_keys_; }
+
+ private:
+  static std::string MapKey(int db, std::string_view key);
+  void MarkReadySlow(int db, std::string_view key);
+
+  struct Waiting {
+    std::list<Client*> clients;
+    size_t nokey = 0;  // waiters that also wake on deletion
+  };
+  std::unordered_map<std::string, Waiting> waiters_;
+  std::vector<std::pair<int, std::string>> ready_;
+  std::unordered_set<std::string> ready_set_;
+  std::set<std::pair<int64_t, Client*>> deadlines_;
+  size_t clients_ = 0;
+  size_t nokey_keys_ = 0;
 };
 
 }  // namespace vireo

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "net/event_loop.h"
 #include "protocol/reply_builder.h"
 #include "protocol/request_parser.h"
+#include "server/blocking.h"
 
 namespace vireo {
 
@@ -26,7 +28,8 @@ enum ClientFlag : uint32_t {
   kClientPaused = 1u << 8,           // input processing suspended (CLIENT PAUSE)
   kClientPendingWrite = 1u << 9,     // in the server's list of clients to flush
   kClientNoTouch = 1u << 10,
-  kClientBlocked = 1u << 11,
+  kClientBlocked = 1u << 11,         // waiting on keys (block holds the wait)
+  kClientDenyBlocking = 1u << 12,    // inside MULTI/EXEC or a script: blocking commands answer at once
 };
 
 struct Client {
@@ -57,6 +60,7 @@ struct Client {
   const std::string* last_cmd = nullptr;
   uint64_t commands = 0;
   bool watching_writable = false;
+  std::unique_ptr<BlockState> block;  // set while the client waits on keys
 };
 
 }  // namespace vireo

@@ -142,6 +142,10 @@ bool Server::Init(std::string* error) {
   sigaction(SIGINT, &sa, nullptr);
   loop_.SetTimer(1000 / std::clamp<int64_t>(config_.hz, 1, 500), [this] { Cron(); });
   loop_.SetAfterEvents([this] { FlushPendingWrites(); });
+  loop_.SetWaitLimit([this]() -> int64_t {
+    int64_t deadline = blocking_.NextDeadline();
+    return deadline == 0 ? -1 : std::max<int64_t>(0, deadline - NowMs());
+  });
   return true;
 }
 
@@ -268,6 +272,7 @@ void Server::ProcessInput(Client* c) {
         break;
       }
       Execute(c);
+      if (blocking_.HasReady()) ServeReadyKeys();
     }
     c->conn.ConsumeInput(consumed);
     c->args.clear();
@@ -293,6 +298,8 @@ void Server::FlushPendingWrites() {
       ProcessInput(c);
     }
   }
+  HandleBlockTimeouts();
+  ResumeUnblocked();
   std::vector<Client*> batch;
   batch.swap(pending_writes_);
   for (Client* c : batch) {
@@ -333,6 +340,7 @@ void Server::WriteToClient(Client* c) {
 void Server::FreeClient(Client* c) {
   if (clients_.erase(c->id) == 0) return;
   loop_.Unwatch(c->conn.fd());
+  if (c->block) blocking_.Remove(c);
   stats_.net_input_bytes += c->conn.BytesRead();
   stats_.net_output_bytes += c->conn.BytesWritten();
   auto drop = [c](std::vector<Client*>& v) {
@@ -342,6 +350,7 @@ void Server::FreeClient(Client* c) {
   drop(monitors_);
   drop(paused_clients_);
   drop(to_close_);
+  drop(unblocked_);
   delete c;
 }
 
@@ -533,7 +542,8 @@ void Server::RecordSlowlog(Client* c, const std::vector<std::string_view>& args,
 
 void Server::Execute(Client* c) {
   const std::vector<std::string_view>& args = c->args;
-  RefreshCommandTime();
+  const int64_t start = MonotonicUs();
+  SetCommandTimeFromMonotonic(start);
   ++c->commands;
   // CLIENT REPLY OFF / SKIP: the reply is built into a scratch buffer and dropped.
   bool silent = (c->flags & (kClientReplyOff | kClientReplySkipNext)) != 0;
@@ -596,16 +606,21 @@ void Server::Execute(Client* c) {
   }
 
   uint64_t errors_before = stats_.total_error_replies;
-  int64_t start = MonotonicUs();
   CommandContext ctx{*this, *c, args, c->reply, dbs_[static_cast<size_t>(c->db_index)].get()};
   spec->handler(ctx);
+  // A command that started waiting is counted, logged and shown to monitors when it finally
+  // runs to completion, as in Valkey.
+  if (c->flags & kClientBlocked) return;
   int64_t duration = MonotonicUs() - start;
   ++spec->stats.calls;
   spec->stats.usec += static_cast<uint64_t>(duration);
   if (stats_.total_error_replies != errors_before) ++spec->stats.failed_calls;
   ++stats_.total_commands_processed;
   c->last_cmd = &spec->name;
-  if (!(spec->flags & kCmdSkipSlowlog)) RecordSlowlog(c, args, duration);
+  if (duration >= config_.slowlog_log_slower_than && config_.slowlog_log_slower_than >= 0 &&
+      !(spec->flags & kCmdSkipSlowlog)) {
+    RecordSlowlog(c, args, duration);
+  }
   // Monitors see the command after it ran (so SELECT shows the new db), never admin ones.
   if (!(spec->flags & (kCmdSkipMonitor | kCmdAdmin)) && !monitors_.empty()) FeedMonitors(c, args);
   if (c->flags & kClientReplySkip) {
@@ -615,9 +630,8 @@ void Server::Execute(Client* c) {
 }
 
 void CommandContext::KeyModified(Db* target, std::string_view key, int changes) {
-  (void)target;
-  (void)key;
   server.AddDirty(static_cast<uint64_t>(changes));
+  server.blocking().MarkReady(target->index(), key);
 }
 
 void CommandContext::Dirty(int changes) { server.AddDirty(static_cast<uint64_t>(changes)); }

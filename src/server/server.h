@@ -12,6 +12,7 @@
 
 #include "commands/command_table.h"
 #include "net/event_loop.h"
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/config.h"
 #include "store/db.h"
@@ -100,6 +101,14 @@ class Server {
   // Runs one command for c (arguments in c->args), with all checks Valkey does first.
   void Execute(Client* c);
 
+  // Blocking commands (server_blocking.cc).
+  BlockingRegistry& blocking() { return blocking_; }
+  // Parks c with state (CommandContext::Block). A client re-running its command after a
+  // wake-up that must wait again keeps its place in line and its original deadline.
+  void BlockClient(Client* c, BlockState state);
+  // CLIENT UNBLOCK: ends c's wait with the timeout reply or the UNBLOCKED error.
+  void UnblockClient(Client* c, bool with_error);
+
  private:
   static void OnListenerEvent(void* obj, uint32_t events);
   static void OnClientEvent(void* obj, uint32_t events);
@@ -114,6 +123,16 @@ class Server {
   void FeedMonitors(Client* c, const std::vector<std::string_view>& args);
   void RecordSlowlog(Client* c, const std::vector<std::string_view>& args, int64_t duration_us);
   bool IsPausedFor(const Client* c, const CommandSpec* spec) const;
+  // Wakes clients waiting on keys that writes made ready, in arrival order, until no key is
+  // ready (a served BLMOVE can make another key ready).
+  void ServeReadyKeys();
+  // Ends waits whose deadline has passed.
+  void HandleBlockTimeouts();
+  // Ends c's wait (its reply, if any, is already written); its pipelined input resumes in
+  // ResumeUnblocked, after the current command, so no client runs inside another's command.
+  void EndBlock(Client* c);
+  void ResumeUnblocked();
+  void RerunBlocked(Client* c);
 
   Config config_;
   EventLoop loop_;
@@ -133,6 +152,10 @@ class Server {
   std::vector<Client*> monitors_;
   std::vector<Client*> paused_clients_;
   std::vector<Client*> to_close_;
+  BlockingRegistry blocking_;
+  std::vector<Client*> unblocked_;
+  Client* rerunning_ = nullptr;  // the blocked client whose command is running again
+  bool serving_ready_ = false;
   uint64_t next_client_id_ = 1;
 
   int64_t start_time_ms_ = 0;

@@ -129,7 +129,9 @@ def _skeleton(text):
                 continue
             out.append("<rows>")
             continue
-        out.append(re.sub(r"\d+(\.\d+)?", "#", line))
+        # Column padding depends on the numbers' widths (a slow run prints 10.5 where a fast
+        # one prints 9.75), so runs of spaces count as one.
+        out.append(re.sub(r" +", " ", re.sub(r"\d+(\.\d+)?", "#", line)))
     return out
 
 

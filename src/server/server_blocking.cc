@@ -1,0 +1,120 @@
+// Clients blocked on keys: parking, waking in arrival order, timeouts, CLIENT UNBLOCK.
+#include <algorithm>
+
+#include "commands/context.h"
+#include "common/clock.h"
+#include "server/server.h"
+
+namespace vireo {
+
+bool CommandContext::CanBlock() const { return !(client.flags & kClientDenyBlocking); }
+
+void CommandContext::Block(const std::vector<std::string_view>& keys, int64_t deadline_ms,
+                           ObjType type, BlockTimeoutReply on_timeout, bool unblock_on_nokey) {
+  BlockState state;
+  state.args.assign(args.begin(), args.end());
+  state.keys.assign(keys.begin(), keys.end());
+  state.db = db->index();
+  state.deadline_ms = deadline_ms;
+  state.type = type;
+  state.on_timeout = on_timeout;
+  state.unblock_on_nokey = unblock_on_nokey;
+  server.BlockClient(&client, std::move(state));
+}
+
+void Server::BlockClient(Client* c, BlockState state) {
+  c->flags |= kClientBlocked;
+  // Woken but nothing left for it: it waits on, first in line as before.
+  if (rerunning_ == c && c->block) return;
+  state.since_ms = NowMs();
+  c->block = std::make_unique<BlockState>(std::move(state));
+  blocking_.Add(c);
+}
+
+void Server::RerunBlocked(Client* c) {
+  c->flags &= ~kClientBlocked;
+  rerunning_ = c;
+  const std::vector<std::string>& saved = c->block->args;
+  c->args.assign(saved.begin(), saved.end());
+  Execute(c);
+  c->args.clear();
+  rerunning_ = nullptr;
+  if (!(c->flags & kClientBlocked)) EndBlock(c);
+}
+
+void Server::ServeReadyKeys() {
+  if (serving_ready_) return;  // the outer call keeps looping until nothing is ready
+  serving_ready_ = true;
+  while (blocking_.HasReady()) {
+    for (auto& [db_index, key] : blocking_.TakeReady()) {
+      Db* db = dbs_[static_cast<size_t>(db_index)].get();
+      for (Client* c : blocking_.Waiters(db_index, key)) {
+        if (!(c->flags & kClientBlocked) || !c->block) continue;
+        // Only a value of the awaited type wakes a waiter (a list replaced by a string
+        // leaves BLPOP waiting); waiters that asked for it also wake on deletion.
+        const Entry* e = db->Find(key);
+        if ((e == nullptr || e->type() != c->block->type) && !c->block->unblock_on_nokey) {
+          continue;
+        }
+        RerunBlocked(c);
+      }
+    }
+  }
+  serving_ready_ = false;
+}
+
+void Server::EndBlock(Client* c) {
+  c->flags &= ~kClientBlocked;
+  blocking_.Remove(c);
+  c->block.reset();
+  unblocked_.push_back(c);
+}
+
+void Server::ResumeUnblocked() {
+  while (!unblocked_.empty()) {
+    std::vector<Client*> batch;
+    batch.swap(unblocked_);
+    for (Client* c : batch) {
+      if (clients_.count(c->id) == 0) continue;
+      ProcessInput(c);
+    }
+  }
+}
+
+namespace {
+
+void ReplyTimeout(Client* c) {
+  c->reply.SetOutput((c->flags & kClientReplyOff) ? &c->discard : c->conn.Output());
+  c->reply.SetResp3(c->resp == 3);
+  if (c->block->on_timeout == BlockTimeoutReply::kNullBulk) {
+    c->reply.Null();
+  } else {
+    c->reply.NullArray();
+  }
+}
+
+}  // namespace
+
+void Server::HandleBlockTimeouts() {
+  int64_t next = blocking_.NextDeadline();
+  if (next == 0) return;
+  int64_t now = NowMs();
+  if (now < next) return;
+  for (Client* c : blocking_.Expired(now)) {
+    ReplyTimeout(c);
+    EndBlock(c);
+  }
+}
+
+void Server::UnblockClient(Client* c, bool with_error) {
+  if (with_error) {
+    c->reply.SetOutput((c->flags & kClientReplyOff) ? &c->discard : c->conn.Output());
+    c->reply.SetResp3(c->resp == 3);
+    c->reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+  } else {
+    ReplyTimeout(c);
+  }
+  EndBlock(c);
+}
+
+}  // namespace vireo
