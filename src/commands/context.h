@@ -2,6 +2,7 @@
 // arguments and a reply builder. Handlers never touch sockets.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,9 +37,11 @@ struct CommandContext {
   // Parks the client on keys (of ctx.db) until one holds a value of `type` (KeyModified on it
   // makes it ready), then runs the same command again from scratch, so it may serve or block
   // again; at deadline_ms (unix ms, 0 = never) the client gets the `on_timeout` null. The
-  // handler must not reply after calling Block.
+  // handler must not reply after calling Block. rewritten_args, when given, is the command
+  // to run again instead of args (XREAD turns "$" into the ID it meant when it blocked).
   void Block(const std::vector<std::string_view>& keys, int64_t deadline_ms, ObjType type,
-             BlockTimeoutReply on_timeout, bool unblock_on_nokey = false);
+             BlockTimeoutReply on_timeout, bool unblock_on_nokey = false,
+             const std::vector<std::string>* rewritten_args = nullptr);
 };
 
 }  // namespace vireo

@@ -7,6 +7,7 @@
 
 #include "commands/context.h"
 #include "commands/errors.h"
+#include "commands/scan_options.h"
 #include "commands/registry.h"
 #include "common/clock.h"
 #include "common/glob.h"
@@ -56,27 +57,6 @@ Db* ParseDbArg(CommandContext& ctx, std::string_view s) {
     return nullptr;
   }
   return ctx.server.db(index);
-}
-
-// SCAN cursors are parsed as Valkey parses them (strtoul): an optional sign ('-' wraps
-// modulo 2^64), decimal digits and nothing else; "" is cursor 0; overflow is invalid.
-bool ParseScanCursor(std::string_view s, uint64_t* out) {
-  size_t i = 0;
-  bool negative = false;
-  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
-    negative = s[0] == '-';
-    i = 1;
-    if (s.size() == 1) return false;
-  }
-  uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    uint64_t digit = static_cast<uint64_t>(s[i] - '0');
-    if (v > (UINT64_MAX - digit) / 10) return false;
-    v = v * 10 + digit;
-  }
-  *out = negative ? 0 - v : v;
-  return true;
 }
 
 bool PolicyIsLfu(Server& server) {
@@ -327,32 +307,12 @@ void CmdScan(CommandContext& ctx) {
     ctx.reply.Error(errors::kInvalidCursor);
     return;
   }
-  int64_t count = 10;
-  std::string_view pattern = "*";
-  std::string_view type;
-  bool has_type = false;
-  for (size_t i = 2; i < ctx.argc(); i += 2) {
-    bool has_value = i + 1 < ctx.argc();
-    if (has_value && EqualsIgnoreCase(ctx.arg(i), "count")) {
-      if (!ParseInt64(ctx.arg(i + 1), &count)) {
-        ctx.reply.Error(errors::kNotInteger);
-        return;
-      }
-      if (count < 1) {
-        ctx.reply.Error(errors::kSyntax);
-        return;
-      }
-    } else if (has_value && EqualsIgnoreCase(ctx.arg(i), "match")) {
-      pattern = ctx.arg(i + 1);
-    } else if (has_value && EqualsIgnoreCase(ctx.arg(i), "type")) {
-      type = ctx.arg(i + 1);
-      has_type = true;
-    } else {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-  }
-  bool all = pattern == "*";
+  ScanOptions opt;
+  if (!ParseScanOptions(ctx, 2, nullptr, true, &opt)) return;
+  int64_t count = opt.count;
+  std::string_view pattern = opt.pattern, type = opt.type;
+  bool has_type = opt.has_type;
+  bool all = opt.MatchesAll();
   // As Valkey: visit buckets until `count` keys were seen (before filtering) or 10 * count
   // buckets were visited, so a sparse table or a selective filter cannot stall the server.
   uint64_t want = static_cast<uint64_t>(count);

@@ -17,6 +17,9 @@ void RegisterAllCommands() {
   RegisterSetCommands(t);
   RegisterZSetCommands(t);
   RegisterSortCommands(t);
+  RegisterStreamCommands(t);
+  RegisterBitmapCommands(t);
+  RegisterHyperLogLogCommands(t);
 }
 
 }  // namespace vireo

@@ -20,5 +20,8 @@ void RegisterHashCommands(CommandTable& t);
 void RegisterSetCommands(CommandTable& t);
 void RegisterZSetCommands(CommandTable& t);
 void RegisterSortCommands(CommandTable& t);
+void RegisterStreamCommands(CommandTable& t);
+void RegisterBitmapCommands(CommandTable& t);
+void RegisterHyperLogLogCommands(CommandTable& t);
 
 }  // namespace vireo

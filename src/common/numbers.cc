@@ -163,6 +163,25 @@ size_t FormatInt64To(char* buf, int64_t v) {
   return len;
 }
 
+bool ParseScanCursor(std::string_view s, uint64_t* out) {
+  size_t i = 0;
+  bool negative = false;
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
+    negative = s[0] == '-';
+    i = 1;
+    if (s.size() == 1) return false;
+  }
+  uint64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    uint64_t digit = static_cast<uint64_t>(s[i] - '0');
+    if (v > (UINT64_MAX - digit) / 10) return false;
+    v = v * 10 + digit;
+  }
+  *out = negative ? 0 - v : v;
+  return true;
+}
+
 void AppendInt64(std::string* out, int64_t v) {
   char buf[21];
   out->append(buf, FormatInt64To(buf, v));

@@ -21,6 +21,10 @@ bool ParseDouble(std::string_view s, double* out);
 // no NaN, and the length limit of 5*1024 bytes.
 bool ParseLongDouble(std::string_view s, long double* out);
 
+// A SCAN-family cursor as Valkey parses it (strtoul): an optional sign ('-' wraps modulo
+// 2^64), decimal digits and nothing else; "" is cursor 0; overflow is refused.
+bool ParseScanCursor(std::string_view s, uint64_t* out);
+
 // Appends the decimal form of v.
 void AppendInt64(std::string* out, int64_t v);
 std::string FormatInt64(int64_t v);

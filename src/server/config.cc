@@ -98,6 +98,8 @@ std::vector<Directive> BuildDirectives() {
       {"set-max-listpack-value", Kind::kMemory, &Config::set_max_listpack_value, 0, LONG_MAX},
       {"zset-max-listpack-entries", Kind::kInt, &Config::zset_max_listpack_entries, 0, LONG_MAX},
       {"zset-max-listpack-value", Kind::kMemory, &Config::zset_max_listpack_value, 0, LONG_MAX},
+      {"stream-node-max-bytes", Kind::kMemory, &Config::stream_node_max_bytes, 0, LLONG_MAX},
+      {"stream-node-max-entries", Kind::kInt, &Config::stream_node_max_entries, 0, LLONG_MAX},
   };
   for (const GenericDirective& g : kGenericDirectives) {
     Directive dir{g.name, Kind::kGeneric, {}};

@@ -76,6 +76,8 @@ struct Config {
   int64_t set_max_listpack_value = 64;
   int64_t zset_max_listpack_entries = 128;
   int64_t zset_max_listpack_value = 64;
+  int64_t stream_node_max_bytes = 4096;  // 0 = Valkey's 1 GB cap
+  int64_t stream_node_max_entries = 100;  // 0 = no limit
   // Valkey directives accepted but not modeled yet (config_directives.h), by name.
   std::map<std::string, std::string> generic;
   // Path of the config file given at start-up (for CONFIG REWRITE), "" if none.

@@ -125,8 +125,6 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"shutdown-timeout", "10", GenericKind::kInt, false, 0, kMax32},
     {"socket-mark-id", "0", GenericKind::kInt, true, kMin64, kMax64},
     {"stop-writes-on-bgsave-error", "yes", GenericKind::kBool, false},
-    {"stream-node-max-bytes", "4096", GenericKind::kMemory, false, 0, kMax64},
-    {"stream-node-max-entries", "100", GenericKind::kInt, false, 0, kMax64},
     {"supervised", "no", GenericKind::kBool, true},
     {"syslog-enabled", "no", GenericKind::kBool, true},
     {"syslog-facility", "local0", GenericKind::kString, true},

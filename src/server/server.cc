@@ -1,5 +1,6 @@
 #include "server/server.h"
 
+
 #include <signal.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "common/numbers.h"
 #include "common/split_args.h"
 #include "net/socket.h"
+#include "store/hash_field_expire.h"
 #include "store/lazy_free.h"
 
 namespace vireo {
@@ -438,6 +440,9 @@ void Server::Cron() {
       if (out_of_time) break;
     }
     expire_next_db_ = (expire_next_db_ + (out_of_time ? n : 1)) % dbs_.size();
+    // Hash fields with their own TTL: a bounded sweep per database (a no-op while no hash has
+    // a volatile field).
+    for (auto& db : dbs_) ActiveExpireHashFields(db.get(), buckets, CommandTimeMs());
     keyspace_stats_.expire_cycle_cpu_us += static_cast<uint64_t>(MonotonicUs() - start);
   }
   for (auto& db : dbs_) db->Housekeeping();

@@ -10,9 +10,14 @@ namespace vireo {
 bool CommandContext::CanBlock() const { return !(client.flags & kClientDenyBlocking); }
 
 void CommandContext::Block(const std::vector<std::string_view>& keys, int64_t deadline_ms,
-                           ObjType type, BlockTimeoutReply on_timeout, bool unblock_on_nokey) {
+                           ObjType type, BlockTimeoutReply on_timeout, bool unblock_on_nokey,
+                           const std::vector<std::string>* rewritten_args) {
   BlockState state;
-  state.args.assign(args.begin(), args.end());
+  if (rewritten_args != nullptr) {
+    state.args = *rewritten_args;
+  } else {
+    state.args.assign(args.begin(), args.end());
+  }
   state.keys.assign(keys.begin(), keys.end());
   state.db = db->index();
   state.deadline_ms = deadline_ms;

@@ -24,6 +24,8 @@ import random
 # The table
 
 REGISTRY = {}  # family -> list of (name, weight, fn)
+# Comparison modes a family module adds: mode -> fn(reply) -> normalized reply.
+MODE_NORMALIZERS = {}
 
 
 def command(family, weight=1.0, name=None):
@@ -38,6 +40,10 @@ class Cmd:
 
     def __init__(self, args, mode="exact"):
         self.args = [to_bytes(a) for a in args]
+        # Any family's OBJECT ENCODING probe may meet a list (Redis 7.0: always quicklist).
+        if (mode == "exact" and len(self.args) >= 2 and self.args[0].upper() == b"OBJECT"
+                and self.args[1].upper() == b"ENCODING"):
+            mode = "encoding"
         self.mode = mode
 
     def __repr__(self):
@@ -613,6 +619,28 @@ ARITY = {  # Redis arity: N = exactly N words, -N = at least N words (the name c
     "PEXPIRE": -3, "EXPIREAT": -3, "PEXPIREAT": -3, "TTL": 2, "PTTL": 2, "EXPIRETIME": 2,
     "PEXPIRETIME": 2, "PERSIST": 2, "DBSIZE": 1, "SELECT": 2, "SWAPDB": 3, "MOVE": 3,
     "KEYS": 2, "SCAN": -2, "OBJECT": -2,
+    # sets
+    "SADD": -3, "SREM": -3, "SMEMBERS": 2, "SISMEMBER": 3, "SMISMEMBER": -3, "SCARD": 2,
+    "SPOP": -2, "SRANDMEMBER": -2, "SMOVE": 4, "SINTER": -2, "SINTERCARD": -3,
+    "SINTERSTORE": -3, "SUNION": -2, "SUNIONSTORE": -3, "SDIFF": -2, "SDIFFSTORE": -3,
+    "SSCAN": -3, "SORT": -2, "SORT_RO": -2,
+    # lists
+    "LPUSH": -3, "RPUSH": -3, "LPUSHX": -3, "RPUSHX": -3, "LPOP": -2, "RPOP": -2, "LLEN": 2,
+    "LRANGE": 4, "LINDEX": 3, "LSET": 4, "LINSERT": 5, "LREM": 4, "LTRIM": 4, "LPOS": -3,
+    "LMOVE": 5, "RPOPLPUSH": 3, "LMPOP": -4, "BLPOP": -3, "BRPOP": -3, "BLMOVE": 6,
+    "BRPOPLPUSH": 4, "BLMPOP": -5,  # (only wrong counts are generated: nothing blocks)
+    # sorted sets (not ZRANK/ZREVRANK: 7.0 lacks WITHSCORE, so its arity differs)
+    "ZADD": -4, "ZINCRBY": 4, "ZREM": -3, "ZCARD": 2, "ZCOUNT": 4, "ZLEXCOUNT": 4,
+    "ZSCORE": 3, "ZMSCORE": -3, "ZRANGE": -4, "ZRANGESTORE": -5, "ZRANGEBYSCORE": -4,
+    "ZREVRANGEBYSCORE": -4, "ZRANGEBYLEX": -4, "ZREVRANGEBYLEX": -4, "ZREVRANGE": -4,
+    "ZREMRANGEBYRANK": 4, "ZREMRANGEBYSCORE": 4, "ZREMRANGEBYLEX": 4, "ZPOPMIN": -2,
+    "ZPOPMAX": -2, "ZMPOP": -4, "ZRANDMEMBER": -2, "ZUNION": -3, "ZINTER": -3, "ZDIFF": -3,
+    "ZUNIONSTORE": -4, "ZINTERSTORE": -4, "ZDIFFSTORE": -4, "ZINTERCARD": -3, "ZSCAN": -3,
+    "BZPOPMIN": -3, "BZPOPMAX": -3, "BZMPOP": -5,
+    # hashes
+    "HSET": -4, "HSETNX": 4, "HGET": 3, "HMGET": -3, "HMSET": -4, "HDEL": -3, "HLEN": 2,
+    "HSTRLEN": 3, "HEXISTS": 3, "HKEYS": 2, "HVALS": 2, "HGETALL": 2, "HINCRBY": 4,
+    "HINCRBYFLOAT": 4, "HRANDFIELD": -2, "HSCAN": -3,
 }
 
 

@@ -27,7 +27,7 @@ from collections import deque
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generators import REGISTRY, Cmd, Sequence, format_args  # noqa: E402
+from generators import MODE_NORMALIZERS, REGISTRY, Cmd, Sequence, format_args  # noqa: E402
 import importlib  # noqa: E402
 
 # Per-family generator modules (gen_lists.py, gen_hashes.py, ...) register themselves on import.
@@ -283,6 +283,8 @@ def normalize(reply, mode):
         return (":", b"positive")
     if mode == "encoding" and t == "$" and reply[1] in (b"quicklist", b"listpack"):
         return ("$", b"quicklist|listpack")
+    if mode in MODE_NORMALIZERS:
+        return MODE_NORMALIZERS[mode](reply)
     return reply
 
 
@@ -400,6 +402,14 @@ def audit(pair, record):
                 record(Cmd(["GET", key]))
             elif t[1] == b"list":
                 record(Cmd(["LRANGE", key, "0", "-1"]))
+            elif t[1] == b"set":
+                record(Cmd(["SMEMBERS", key], "sorted"))
+            elif t[1] == b"zset":
+                record(Cmd(["ZRANGE", key, "0", "-1", "WITHSCORES"]))
+            elif t[1] == b"hash":
+                record(Cmd(["HGETALL", key], "pairs"))
+            elif t[1] == b"stream":
+                record(Cmd(["XINFO", "STREAM", key, "FULL", "COUNT", "0"], "stream-info"))
             record(Cmd(["PTTL", key], "ttl"))
     record(Cmd(["SELECT", "0"]))
 
@@ -484,7 +494,8 @@ def main():
     ap.add_argument("--max-commands", type=int, default=0,
                     help="stop after this many generated commands (0: no limit)")
     ap.add_argument("--seed", type=int, default=None, help="random seed (printed)")
-    ap.add_argument("--families", default="strings,keys,errors",
+    ap.add_argument("--families",
+                    default="strings,keys,errors,lists,sets,sort,zsets,hashes,streams,bitmaps,hll",
                     help=f"comma-separated generator families; known: "
                          f"{','.join(sorted(REGISTRY))}")
     ap.add_argument("--protocols", default="2,3", help="RESP versions to use (default 2,3)")

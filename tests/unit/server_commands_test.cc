@@ -95,6 +95,8 @@ TEST_F(CommandTest, ServerInfoKeyspaceCountsKeysAndExpires) {
 }
 
 TEST_F(CommandTest, ServerInfoCommandAndErrorStats) {
+  // Command statistics are process-wide: start from zero whatever ran before.
+  Run({"config", "resetstat"});
   Run({"config", "get", "hz"});
   Run({"config", "get", "hz"});
   Run({"config", "set", "hz", "abc"});

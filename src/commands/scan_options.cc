@@ -1,0 +1,42 @@
+#include "commands/scan_options.h"
+
+#include "commands/context.h"
+#include "commands/errors.h"
+#include "common/numbers.h"
+
+namespace vireo {
+
+bool ParseScanOptions(CommandContext& ctx, size_t first, const char* flag, bool allow_type,
+                      ScanOptions* out) {
+  for (size_t i = first; i < ctx.argc();) {
+    bool has_value = i + 1 < ctx.argc();
+    std::string_view word = ctx.arg(i);
+    if (has_value && EqualsIgnoreCase(word, "count")) {
+      if (!ParseInt64(ctx.arg(i + 1), &out->count)) {
+        ctx.reply.Error(errors::kNotInteger);
+        return false;
+      }
+      if (out->count < 1) {
+        ctx.reply.Error(errors::kSyntax);
+        return false;
+      }
+      i += 2;
+    } else if (has_value && EqualsIgnoreCase(word, "match")) {
+      out->pattern = ctx.arg(i + 1);
+      i += 2;
+    } else if (allow_type && has_value && EqualsIgnoreCase(word, "type")) {
+      out->type = ctx.arg(i + 1);
+      out->has_type = true;
+      i += 2;
+    } else if (flag != nullptr && EqualsIgnoreCase(word, flag)) {
+      out->flag = true;
+      ++i;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace vireo
