@@ -220,7 +220,10 @@ const CommandSpec* KeysOfCommand(CommandContext& ctx, std::vector<std::string_vi
     ctx.reply.Error("ERR Invalid number of arguments specified for command");
     return nullptr;
   }
-  *positions = CommandTable::KeyPositions(*spec, *cmd_args);
+  if (!CommandTable::KeyPositions(*spec, *cmd_args, positions)) {
+    ctx.reply.Error("ERR Invalid arguments specified for command");
+    return nullptr;
+  }
   return spec;
 }
 

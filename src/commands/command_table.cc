@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "commands/key_finders.h"
 #include "common/numbers.h"
 
 namespace vireo {
@@ -81,15 +82,16 @@ const CommandSpec* CommandTable::Resolve(const std::vector<std::string_view>& ar
   return spec->FindSubcommand(args[1]);
 }
 
-std::vector<int> CommandTable::KeyPositions(const CommandSpec& spec,
-                                            const std::vector<std::string_view>& args) {
-  std::vector<int> keys;
-  if (spec.first_key <= 0) return keys;
+bool CommandTable::KeyPositions(const CommandSpec& spec, const std::vector<std::string_view>& args,
+                                std::vector<int>* keys) {
+  keys->clear();
+  if (spec.flags & kCmdMovableKeys) return FindMovableKeys(spec.name, args, keys);
+  if (spec.first_key <= 0) return true;
   int argc = static_cast<int>(args.size());
   int last = spec.last_key >= 0 ? spec.last_key : argc + spec.last_key;
   int step = spec.key_step > 0 ? spec.key_step : 1;
-  for (int i = spec.first_key; i <= last && i < argc; i += step) keys.push_back(i);
-  return keys;
+  for (int i = spec.first_key; i <= last && i < argc; i += step) keys->push_back(i);
+  return true;
 }
 
 void CommandTable::ResetStats() const {

@@ -101,9 +101,10 @@ class CommandTable {
   const CommandSpec* Resolve(const std::vector<std::string_view>& args) const;
   const std::vector<const CommandSpec*>& All() const { return ordered_; }
   size_t Size() const { return ordered_.size(); }
-  // Key positions of args for spec (COMMAND GETKEYS, cluster checks).
-  static std::vector<int> KeyPositions(const CommandSpec& spec,
-                                       const std::vector<std::string_view>& args);
+  // Key positions of args for spec (COMMAND GETKEYS, cluster checks); false when movable
+  // keys cannot be found in malformed arguments.
+  static bool KeyPositions(const CommandSpec& spec, const std::vector<std::string_view>& args,
+                           std::vector<int>* keys);
   void ResetStats() const;
 
  private:

@@ -58,6 +58,7 @@ void CmdFlushDb(CommandContext& ctx) {
   bool async;
   if (!ParseFlushMode(ctx, &async)) return;
   ctx.Dirty(FlushDb(ctx.db, async));
+  ctx.server.blocking().MarkDbReady(ctx.db->index());
   ctx.reply.Ok();
 }
 
@@ -72,6 +73,7 @@ void CmdFlushAll(CommandContext& ctx) {
   }
   // One more change for the flush itself, as Valkey counts it.
   ctx.Dirty(removed < INT_MAX ? removed + 1 : removed);
+  ctx.server.blocking().MarkDbReady(-1);
   ctx.reply.Ok();
 }
 
@@ -87,7 +89,11 @@ void CmdSwapDb(CommandContext& ctx) {
     ctx.reply.Error(errors::kDbIndexOutOfRange);
     return;
   }
-  if (a != b) ctx.server.db(a)->Swap(*ctx.server.db(b));
+  if (a != b) {
+    ctx.server.db(a)->Swap(*ctx.server.db(b));
+    ctx.server.blocking().MarkDbReady(a);
+    ctx.server.blocking().MarkDbReady(b);
+  }
   ctx.Dirty();
   ctx.reply.Ok();
 }

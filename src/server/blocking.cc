@@ -97,6 +97,16 @@ void BlockingRegistry::MarkReadySlow(int db, std::string_view key) {
   ready_.emplace_back(db, std::string(key));
 }
 
+void BlockingRegistry::MarkDbReady(int db) {
+  std::vector<std::pair<int, std::string>> keys;
+  for (const auto& [k, w] : waiters_) {
+    int kdb;
+    std::memcpy(&kdb, k.data(), sizeof(int));
+    if (db < 0 || kdb == db) keys.emplace_back(kdb, k.substr(sizeof(int)));
+  }
+  for (const auto& [kdb, key] : keys) MarkReadySlow(kdb, key);
+}
+
 std::vector<std::pair<int, std::string>> BlockingRegistry::TakeReady() {
   std::vector<std::pair<int, std::string>> out;
   out.swap(ready_);

@@ -61,6 +61,9 @@ class BlockingRegistry {
   void MarkReady(int db, std::string_view key) {
     if (!waiters_.empty()) MarkReadySlow(db, key);
   }
+  // Every waited-on key of db (-1: of every db): FLUSHDB, FLUSHALL and SWAPDB replace whole
+  // databases, which deletes keys XREADGROUP waits on and may bring values BLPOP waits for.
+  void MarkDbReady(int db);
   bool HasReady() const { return !ready_.empty(); }
   // The keys made ready since the last call, in the order they became ready.
   std::vector<std::pair<int, std::string>> TakeReady();

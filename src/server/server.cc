@@ -612,6 +612,7 @@ void Server::Execute(Client* c) {
 
   uint64_t errors_before = stats_.total_error_replies;
   CommandContext ctx{*this, *c, args, c->reply, dbs_[static_cast<size_t>(c->db_index)].get()};
+  c->last_cmd = &spec->name;  // before running: CLIENT LIST shows a blocked command too
   spec->handler(ctx);
   // A command that started waiting is counted, logged and shown to monitors when it finally
   // runs to completion, as in Valkey.
@@ -621,7 +622,6 @@ void Server::Execute(Client* c) {
   spec->stats.usec += static_cast<uint64_t>(duration);
   if (stats_.total_error_replies != errors_before) ++spec->stats.failed_calls;
   ++stats_.total_commands_processed;
-  c->last_cmd = &spec->name;
   if (duration >= config_.slowlog_log_slower_than && config_.slowlog_log_slower_than >= 0 &&
       !(spec->flags & kCmdSkipSlowlog)) {
     RecordSlowlog(c, args, duration);

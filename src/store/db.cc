@@ -11,12 +11,20 @@ namespace {
 
 ExpiredHook g_expired_hook = nullptr;
 
+std::unique_ptr<HashTable<Entry>> NewKeyTable() {
+  auto table = std::make_unique<HashTable<Entry>>();
+  // Keys are many and small: a bucket array at load 1-2 costs 4-8 bytes per key instead of
+  // 8-16, for chains of 1.5 nodes on average instead of 1.25.
+  table->SetMaxLoad(2);
+  return table;
+}
+
 }  // namespace
 
 void Db::SetExpiredHook(ExpiredHook hook) { g_expired_hook = hook; }
 
 Db::Db(int index, KeyspaceStats* stats)
-    : index_(index), stats_(stats), table_(std::make_unique<HashTable<Entry>>()) {}
+    : index_(index), stats_(stats), table_(NewKeyTable()) {}
 
 Db::~Db() { table_->Clear([](Entry* e) { FreeEntry(e); }); }
 
@@ -119,7 +127,7 @@ void Db::Clear(bool async) {
   if (table_->Size() == 0) return;
   if (async) {
     HashTable<Entry>* old = table_.release();
-    table_ = std::make_unique<HashTable<Entry>>();
+    table_ = NewKeyTable();
     LazyFreeJob([old] {
       old->Clear([](Entry* e) { FreeEntry(e); });
       delete old;

@@ -11,7 +11,7 @@
 // only the keyspace's owner thread may call it.
 //
 // Sizing: bucket counts are powers of two. The first Insert allocates kMinBuckets; an Insert
-// that finds Size() >= buckets starts growing to twice as many; MaybeShrink shrinks to the
+// that finds Size() >= buckets * max load (1 unless SetMaxLoad) starts growing to twice as many; MaybeShrink shrinks to the
 // smallest power of two >= Size() once load falls below 1/8. Nothing is stored per node
 // besides `next`, so rehashing recomputes each moved key's hash. The reasons behind these
 // choices are noted in hash_table_inl.h.
@@ -70,6 +70,10 @@ class HashTable {
   template <typename Fn>
   void ForEach(Fn&& fn) const;
 
+  // Average chain length at which an Insert starts growing the table (default 1). The keyspace
+  // uses 2: half the bucket array per key for a slightly longer walk (see ARCHITECTURE.md).
+  void SetMaxLoad(uint8_t max_load) { max_load_ = max_load < 1 ? 1 : max_load; }
+
   // Shrinks the bucket arrays when load is low (called from the server's periodic task).
   // Frees them entirely when the table is empty. Does nothing while a rehash is running.
   void MaybeShrink();
@@ -97,6 +101,7 @@ class HashTable {
   // Buckets of table 0 below this index are already moved; kNotRehashing when idle.
   size_t rehash_index_ = kNotRehashing;
   uint8_t log2_[2] = {0, 0};
+  uint8_t max_load_ = 1;
 };
 
 }  // namespace vireo

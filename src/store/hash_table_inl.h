@@ -1,8 +1,9 @@
 // Template implementation of HashTable; included only from hash_table.h.
 //
 // Why it is built this way:
-// - Load factor 1 before growing, 1/8 before shrinking: chains stay around one node long, and
-//   the 8x gap means a table hovering near a threshold never flips between grow and shrink.
+// - Load factor 1 (or the SetMaxLoad value) before growing, 1/8 before shrinking: chains stay
+//   around one node long, and the gap means a table hovering near a threshold never flips
+//   between grow and shrink. A grow started at load L ends at load <= (L + 1) / 2.
 // - Growth doubles; shrink goes straight to the smallest power of two >= Size(), because the
 //   periodic task may find the table far below 1/8 after a mass delete.
 // - Each Insert/Remove moves one bucket chain (more if the rehash target is overloaded, see
@@ -133,7 +134,7 @@ void HashTable<Node>::Insert(Node* node) {
     // Insert cannot report failure, and a process that cannot get 32 bytes is done.
     if (buckets_[0] == nullptr) std::abort();
     log2_[0] = std::countr_zero(kMinBuckets);
-  } else if (used_[0] >= Buckets(0)) {
+  } else if (used_[0] >= Buckets(0) * max_load_) {
     StartRehash(log2_[0] + 1);
   }
   int table = IsRehashing() ? 1 : 0;

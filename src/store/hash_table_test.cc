@@ -168,6 +168,21 @@ TEST(HashTableTest, GrowthKeepsEveryKeyFindableMidRehash) {
   EXPECT_EQ(f.table.BucketCount(), 4096u);
 }
 
+TEST(HashTableTest, MaxLoadTwoHalvesTheBuckets) {
+  SetHashSeed(4);
+  Fixture f;
+  f.table.SetMaxLoad(2);
+  for (size_t i = 0; i < 3000; ++i) {
+    f.Add(KeyOf(0, i));
+    // A grow starts at load 2 and ends at load <= 1.5.
+    if (!f.table.IsRehashing()) EXPECT_LE(f.table.Size(), 2 * f.table.BucketCount());
+  }
+  while (f.table.RehashStep(1)) {
+  }
+  f.ExpectConsistent();
+  EXPECT_EQ(f.table.BucketCount(), 2048u);  // 4096 at the default load of 1
+}
+
 TEST(HashTableTest, ShrinksAfterMassRemoval) {
   SetHashSeed(5);
   Fixture f;

@@ -6,23 +6,21 @@
 #include "common/numbers.h"
 #include "store/hash_table.h"
 #include "store/memory.h"
+#include "store/pair_pack.h"
 
 namespace vireo::hash {
 namespace {
 
-// A listpack's u32 byte count must never overflow: past this, use the table (Valkey's
-// lpSafeToAdd limit).
+// A packed hash past this size goes to the table (as Valkey's lpSafeToAdd limit): the
+// packed form is for small hashes, and RDB writes it as a listpack with a u32 byte count.
 constexpr size_t kListpackSafeBytes = 1ULL << 30;
 
+// The packed encoding (reported as "listpack") is a pairpack, see store/pair_pack.h.
 unsigned char* Lp(const Entry* e) { return static_cast<unsigned char*>(e->obj); }
 
 bool IsListpack(const Entry* e) { return e->encoding() == Encoding::kListPack; }
 
-// The field element equal to field in a listpack hash, or nullptr.
-unsigned char* LpFindField(unsigned char* lp, std::string_view field) {
-  unsigned char* first = lp::First(lp);
-  return first == nullptr ? nullptr : lp::Find(lp, first, field, 1);
-}
+Item PackItem(pairpack::Pos p) { return TextItem(pairpack::Get(p)); }
 
 // Every pair of a listpack hash, in order (HRANDFIELD works on index positions).
 void LpPairs(const Entry* e, std::vector<Item>* fields, std::vector<Item>* values) {
@@ -44,11 +42,11 @@ size_t ItemLength(const Item& item) {
 }
 
 void InitEmpty(Entry* e) {
-  e->obj = lp::New();
+  e->obj = pairpack::New();
   e->SetType(ObjType::kHash, Encoding::kListPack);
 }
 
-size_t Length(const Entry* e) { return IsListpack(e) ? lp::Length(Lp(e)) / 2 : Table(e)->Size(); }
+size_t Length(const Entry* e) { return IsListpack(e) ? pairpack::Pairs(Lp(e)) : Table(e)->Size(); }
 
 size_t PurgeExpired(Entry* e, int64_t now_ms, size_t max) {
   if (IsListpack(e)) return 0;
@@ -62,10 +60,10 @@ bool HasVolatileFields(const Entry* e) { return !IsListpack(e) && Table(e)->Vola
 
 bool Get(const Entry* e, std::string_view field, Item* value) {
   if (IsListpack(e)) {
-    unsigned char* lp = Lp(e);
-    unsigned char* f = LpFindField(lp, field);
+    const unsigned char* pack = Lp(e);
+    pairpack::Pos f = pairpack::FindField(pack, field);
     if (f == nullptr) return false;
-    *value = lp::Get(lp::Next(lp, f));
+    *value = PackItem(pairpack::Next(pack, f));
     return true;
   }
   const HashFieldNode* n = Table(e)->Find(field);
@@ -75,22 +73,21 @@ bool Get(const Entry* e, std::string_view field, Item* value) {
 }
 
 bool Exists(const Entry* e, std::string_view field) {
-  if (IsListpack(e)) return LpFindField(Lp(e), field) != nullptr;
+  if (IsListpack(e)) return pairpack::FindField(Lp(e), field) != nullptr;
   return Table(e)->Find(field) != nullptr;
 }
 
 void ConvertToTable(Entry* e) {
   if (!IsListpack(e)) return;
-  unsigned char* lp = Lp(e);
+  unsigned char* pack = Lp(e);
   auto* t = new HashFieldTable();
-  t->Reserve(lp::Length(lp) / 2);
-  char fbuf[24], vbuf[24];
-  for (unsigned char* f = lp::First(lp); f != nullptr;) {
-    unsigned char* v = lp::Next(lp, f);
-    t->Set(lp::Get(f).View(fbuf), lp::Get(v).View(vbuf));
-    f = lp::Next(lp, v);
+  t->Reserve(pairpack::Pairs(pack));
+  for (pairpack::Pos f = pairpack::First(pack); f != nullptr;) {
+    pairpack::Pos v = pairpack::Next(pack, f);
+    t->Set(pairpack::Get(f), pairpack::Get(v));
+    f = pairpack::Next(pack, v);
   }
-  lp::Free(lp);
+  pairpack::Free(pack);
   e->obj = t;
   e->SetType(ObjType::kHash, Encoding::kHashTable);
 }
@@ -105,7 +102,7 @@ void PrepareWrite(Entry* e, const std::string_view* strings, size_t n, const Lim
     }
     sum += strings[i].size();
   }
-  if (lp::Bytes(Lp(e)) + sum > kListpackSafeBytes) ConvertToTable(e);
+  if (pairpack::Bytes(Lp(e)) + sum > kListpackSafeBytes) ConvertToTable(e);
 }
 
 bool Set(Entry* e, std::string_view field, std::string_view value, const Limits& limits,
@@ -113,29 +110,27 @@ bool Set(Entry* e, std::string_view field, std::string_view value, const Limits&
   if (IsListpack(e)) {
     auto max_value = static_cast<size_t>(limits.max_value);
     if (expire_ms > 0 || field.size() > max_value || value.size() > max_value ||
-        lp::Bytes(Lp(e)) + field.size() + value.size() > kListpackSafeBytes) {
+        pairpack::Bytes(Lp(e)) + field.size() + value.size() > kListpackSafeBytes) {
       ConvertToTable(e);
     }
   }
   if (!IsListpack(e)) return Table(e)->Set(field, value, expire_ms);
-  unsigned char* lp = Lp(e);
-  if (unsigned char* f = LpFindField(lp, field); f != nullptr) {
-    unsigned char* v = lp::Next(lp, f);
-    e->obj = lp::Replace(lp, &v, value);
+  unsigned char* pack = Lp(e);
+  if (pairpack::Pos f = pairpack::FindField(pack, field); f != nullptr) {
+    e->obj = pairpack::Replace(pack, pairpack::Next(pack, f), value);
     return false;
   }
-  std::string_view pair[2] = {field, value};
-  e->obj = lp::AppendBatch(lp, pair, 2);
-  if (lp::Length(Lp(e)) / 2 > static_cast<size_t>(limits.max_entries)) ConvertToTable(e);
+  e->obj = pairpack::Append(pack, field, value);
+  if (pairpack::Pairs(Lp(e)) > static_cast<size_t>(limits.max_entries)) ConvertToTable(e);
   return true;
 }
 
 bool Delete(Entry* e, std::string_view field) {
   if (!IsListpack(e)) return Table(e)->Delete(field);
-  unsigned char* lp = Lp(e);
-  unsigned char* f = LpFindField(lp, field);
+  unsigned char* pack = Lp(e);
+  pairpack::Pos f = pairpack::FindField(pack, field);
   if (f == nullptr) return false;
-  e->obj = lp::DeleteRange(lp, &f, 2);
+  e->obj = pairpack::DeletePair(pack, f);
   return true;
 }
 
@@ -192,13 +187,13 @@ Iterator::Iterator(const Entry* e) : e_(e) {
 
 bool Iterator::Next() {
   if (lp_ != nullptr) {
-    p_ = p_ == nullptr ? lp::First(lp_) : lp::Next(lp_, lp::Next(lp_, p_));
+    p_ = p_ == nullptr ? pairpack::First(lp_) : pairpack::Next(lp_, pairpack::Next(lp_, p_));
     if (p_ == nullptr) {
       lp_ = nullptr;  // stay at the end
       return false;
     }
-    field_ = lp::Get(p_);
-    value_ = lp::Get(lp::Next(lp_, p_));
+    field_ = PackItem(p_);
+    value_ = PackItem(pairpack::Next(lp_, p_));
     return true;
   }
   if (IsListpack(e_)) return false;
@@ -211,11 +206,10 @@ bool Iterator::Next() {
 
 void RandomPair(const Entry* e, Item* field, Item* value) {
   if (IsListpack(e)) {
-    unsigned char* lp = Lp(e);
-    size_t pairs = lp::Length(lp) / 2;
-    unsigned char* f = lp::Seek(lp, static_cast<int64_t>(2 * (RandomNumber() % pairs)));
-    *field = lp::Get(f);
-    *value = lp::Get(lp::Next(lp, f));
+    const unsigned char* pack = Lp(e);
+    pairpack::Pos f = pairpack::SeekPair(pack, RandomNumber() % pairpack::Pairs(pack));
+    *field = PackItem(f);
+    *value = PackItem(pairpack::Next(pack, f));
     return;
   }
   const HashFieldNode* n = Table(e)->Random();
@@ -275,7 +269,7 @@ void RandomDistinctPairs(const Entry* e, size_t count, std::vector<Item>* fields
 
 void FreeObject(Encoding enc, void* obj) {
   if (enc == Encoding::kListPack) {
-    lp::Free(static_cast<unsigned char*>(obj));
+    pairpack::Free(static_cast<unsigned char*>(obj));
   } else {
     delete static_cast<HashFieldTable*>(obj);
   }
@@ -294,7 +288,7 @@ size_t MemoryUsage(Encoding enc, const void* obj) {
 }
 
 void* CopyObject(Encoding enc, const void* obj) {
-  if (enc == Encoding::kListPack) return lp::Dup(static_cast<const unsigned char*>(obj));
+  if (enc == Encoding::kListPack) return pairpack::Dup(static_cast<const unsigned char*>(obj));
   return static_cast<const HashFieldTable*>(obj)->Clone();
 }
 

@@ -1,5 +1,6 @@
-// The hash value held by an entry of type kHash, whatever its encoding: a listpack of
-// field, value, field, value... (Encoding::kListPack) while small, a HashFieldTable
+// The hash value held by an entry of type kHash, whatever its encoding: a pairpack of
+// field, value, field, value... (store/pair_pack.h; Encoding::kListPack, reported as Valkey's
+// "listpack") while small, a HashFieldTable
 // (Encoding::kHashTable) once a field or value is longer than hash-max-listpack-value, the
 // count passes hash-max-listpack-entries, or a field gets a TTL. Conversion only goes up, as
 // in Valkey.
@@ -85,9 +86,9 @@ class Iterator {
 
  private:
   const Entry* e_;
-  // Listpack position (the field of the current pair).
-  unsigned char* lp_ = nullptr;
-  unsigned char* p_ = nullptr;
+  // Packed position (the field of the current pair).
+  const unsigned char* lp_ = nullptr;
+  const unsigned char* p_ = nullptr;
   HashFieldTable::Position pos_;
   Item field_, value_;
 };

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/numbers.h"
+#include "common/varint.h"
 #include "store/memory.h"
 
 namespace vireo {
@@ -19,40 +20,6 @@ constexpr unsigned char kTagLongStr = 0xE2;
 constexpr unsigned char kTagMasterRef = 0xF0;
 constexpr unsigned kMaxMasterRefs = 16;
 constexpr unsigned kMaxDecimalDigits = 19;  // 10^19 - 1 < 2^64
-
-size_t VarintSize(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
-
-unsigned char* PutVarint(unsigned char* p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = static_cast<unsigned char>(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<unsigned char>(v);
-  return p;
-}
-
-const unsigned char* GetVarint(const unsigned char* p, uint64_t* v) {
-  uint64_t r = 0;
-  int shift = 0;
-  while (*p & 0x80) {
-    r |= static_cast<uint64_t>(*p++ & 0x7F) << shift;
-    shift += 7;
-  }
-  *v = r | (static_cast<uint64_t>(*p++) << shift);
-  return p;
-}
-
-const unsigned char* SkipVarint(const unsigned char* p) {
-  while (*p & 0x80) ++p;
-  return p + 1;
-}
 
 // How a value is stored: as an integer, a short decimal, or bytes.
 struct ValueForm {

@@ -257,6 +257,22 @@ def test_push_to_another_database_does_not_wake(server, r):
     assert other.lrange("k", 0, -1) == ["elsewhere"]
 
 
+def test_client_list_names_the_command_a_fresh_client_waits_in(server, r):
+    park(server, r, "BLPOP", "k", "0")
+    cmds = [line.split(" cmd=")[1].split(" ")[0]
+            for line in r.execute_command("CLIENT", "LIST").splitlines()]
+    assert sorted(cmds) == ["blpop", "client|list"]
+
+
+def test_swapdb_bringing_a_list_serves_the_waiter(server, r):
+    c = park(server, r, "BLPOP", "k", "0")
+    server.client(db=1).rpush("k", "swapped", "in")
+    assert r.execute_command("SWAPDB", "0", "1")
+    assert c.read_reply() == [b"k", b"swapped"]
+    assert r.lrange("k", 0, -1) == ["in"]
+    assert blocked(r) == 0
+
+
 def test_lmove_into_a_waited_key_wakes_the_waiter(server, r):
     c = park(server, r, "BLPOP", "dst", "0")
     r.rpush("src", "a", "b")

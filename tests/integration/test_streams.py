@@ -225,6 +225,22 @@ def test_xreadgroup_waiter_gets_nogroup_when_the_key_or_group_goes(server, r):
 
 
 @vireo_only
+def test_flush_and_swapdb_wake_xreadgroup_waiters(server, r):
+    for kill in (lambda: r.flushall(), lambda: r.flushdb(),
+                 lambda: r.execute_command("SWAPDB", "0", "1")):
+        r.delete("s")
+        r.xadd("s", {"f": "v"}, id="666-0")
+        r.xgroup_create("s", "g", id="$")
+        c = park(server, r, "XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "STREAMS", "s",
+                 ">")
+        kill()
+        reply = c.read_reply()
+        assert isinstance(reply, RespError) and str(reply).startswith("NOGROUP"), reply
+        assert blocked(r) == 0
+        r.flushall()
+
+
+@vireo_only
 def test_xreadgroup_waiter_gets_wrongtype_when_the_key_changes_type(server, r):
     r.xadd("s", {"f": "v"}, id="666-0")
     r.xgroup_create("s", "g", id="$")
