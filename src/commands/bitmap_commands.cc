@@ -12,6 +12,7 @@
 #include "commands/registry.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "server/server.h"
 #include "store/memory.h"
 #include "store/value.h"
@@ -149,6 +150,7 @@ void CmdSetBit(CommandContext& ctx) {
   if (grown || old != (on == 1)) {
     byte = static_cast<uint8_t>(on ? (byte | mask) : (byte & ~mask));
     ctx.KeyModified(ctx.db, key);
+    NotifyKeyspaceEvent(ctx, kNotifyString, "setbit", ctx.db, key);
   }
   ctx.reply.Integer(old ? 1 : 0);
 }
@@ -276,8 +278,10 @@ void CmdBitOp(CommandContext& ctx) {
     Entry* e = db->Add(dest);
     SetRawStringValue(e, result);
     ctx.KeyModified(db, dest);
+    NotifyKeyspaceEvent(ctx, kNotifyString, "set", db, dest);
   } else if (existed) {
     ctx.KeyModified(db, dest);
+    NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", db, dest);
   }
   ctx.reply.Integer(static_cast<int64_t>(result.size()));
 }
@@ -426,7 +430,10 @@ void BitfieldGeneric(CommandContext& ctx, bool read_only_command) {
       ctx.reply.Integer(static_cast<int64_t>(ReadUnsignedField(s, op.offset, op.bits)));
     }
   }
-  if (changes > 0) ctx.KeyModified(ctx.db, key, changes);
+  if (changes > 0) {
+    ctx.KeyModified(ctx.db, key, changes);
+    NotifyKeyspaceEvent(ctx, kNotifyString, "setbit", ctx.db, key);
+  }
 }
 
 // BITFIELD key [GET ... | SET ... | INCRBY ... | OVERFLOW ...] ...

@@ -21,7 +21,9 @@ constexpr size_t kReplyChunk = 16 * 1024;
 
 // The client's type for TYPE filters: every client is "normal" until replication and
 // pub/sub set their own flags.
-std::string_view ClientType(const Client&) { return "normal"; }
+std::string_view ClientType(const Client& c) {
+  return (c.flags & kClientPubSub) ? "pubsub" : "normal";
+}
 
 // TYPE argument of CLIENT LIST / KILL, normalised ("slave" is "replica"); empty if unknown.
 std::string_view ParseClientType(std::string_view s) {
@@ -36,7 +38,10 @@ std::string_view ParseClientType(std::string_view s) {
 std::string ClientFlagLetters(const Client& c) {
   std::string f;
   if (c.flags & kClientMonitor) f += 'O';
+  if (c.flags & kClientPubSub) f += 'P';
+  if (c.flags & kClientMulti) f += 'x';
   if (c.flags & (kClientBlocked | kClientPaused)) f += 'b';
+  if (c.flags & kClientDirtyCas) f += 'd';
   if (c.flags & kClientCloseAfterReply) f += 'c';
   if (c.flags & kClientCloseAsap) f += 'A';
   if (c.flags & kClientUnixSocket) f += 'U';
@@ -58,7 +63,8 @@ std::string ClientInfoLine(const Client& c, const std::string& current) {
   const size_t pending = c.conn.PendingOutput();
   const size_t obl = std::min(pending, kReplyChunk);
   const size_t omem = pending - obl;
-  const size_t tot_mem = sizeof(Client) + qcap + out_cap + argv_mem + c.name.capacity();
+  const size_t tot_mem =
+      sizeof(Client) + qcap + out_cap + argv_mem + c.name.capacity() + MultiMemory(c);
 
   std::string line;
   line.reserve(320);
@@ -76,9 +82,11 @@ std::string ClientInfoLine(const Client& c, const std::string& current) {
   line += buf;
   line += ClientFlagLetters(c);
   snprintf(buf, sizeof(buf),
-           " db=%d sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=%zu"
-           " multi-mem=0 rbs=%zu rbp=%zu",
-           c.db_index, qbuf, qcap > qbuf ? qcap - qbuf : 0, argv_mem, out_cap, pending);
+           " db=%d sub=%zu psub=%zu ssub=%zu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu"
+           " multi-mem=%zu rbs=%zu rbp=%zu",
+           c.db_index, c.subs ? c.subs->channels.size() : 0, c.subs ? c.subs->patterns.size() : 0,
+           c.subs ? c.subs->shard_channels.size() : 0, MultiQueueLength(c), qbuf,
+           qcap > qbuf ? qcap - qbuf : 0, argv_mem, MultiMemory(c), out_cap, pending);
   line += buf;
   snprintf(buf, sizeof(buf), " obl=%zu oll=%d omem=%zu tot-mem=%zu events=%s cmd=", obl,
            omem > 0 ? 1 : 0, omem, tot_mem, c.watching_writable ? "rw" : "r");
@@ -470,6 +478,11 @@ void CmdClientHelp(CommandContext& ctx) {
 
 // MONITOR
 void CmdMonitor(CommandContext& ctx) {
+  // Inside EXEC (or a script) every command owes one reply: a monitor stream cannot start.
+  if (ctx.client.flags & kClientDenyBlocking) {
+    ctx.reply.Error(errors::kMonitorDenyBlocking);
+    return;
+  }
   // A second MONITOR is ignored without a reply, as in Valkey.
   if (ctx.client.flags & kClientMonitor) return;
   ctx.server.AddMonitor(&ctx.client);

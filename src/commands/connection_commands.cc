@@ -31,6 +31,13 @@ void CmdPing(CommandContext& ctx) {
     ctx.reply.Error("ERR wrong number of arguments for 'ping' command");
     return;
   }
+  // A RESP2 subscriber's replies share the stream with messages: PING answers in their shape.
+  if ((ctx.client.flags & kClientPubSub) && ctx.client.resp == 2) {
+    ctx.reply.Array(2);
+    ctx.reply.Bulk("pong");
+    ctx.reply.Bulk(ctx.argc() == 2 ? ctx.arg(1) : std::string_view());
+    return;
+  }
   if (ctx.argc() == 1) {
     ctx.reply.Simple("PONG");
   } else {
@@ -171,8 +178,10 @@ void CmdReset(CommandContext& ctx) {
     c.flags &= ~kClientMonitor;
     ctx.server.RemoveMonitor(&c);
   }
+  ctx.server.pubsub().RemoveClient(&c);
   c.authenticated = ctx.server.config().requirepass.empty();
   c.user = "default";
+  DiscardTransaction(ctx.server, &c);  // also forgets WATCHed keys, in MULTI or not
   ctx.reply.SetOutput(c.conn.Output());
   ctx.reply.Simple("RESET");
 }

@@ -30,6 +30,9 @@ struct CommandContext {
   void KeyModified(Db* target, std::string_view key, int changes = 1);
   // A write that touched no single key (FLUSHDB, SWAPDB, ...).
   void Dirty(int changes = 1);
+  // Before a whole database changes at once: emptied (FLUSHDB, FLUSHALL) or given
+  // replaced_with's contents (SWAPDB, once per side). Invalidates WATCHes of keys that change.
+  void DbReplaced(Db* emptied, Db* replaced_with = nullptr);
 
   // Blocking commands. CanBlock is false inside MULTI/EXEC and scripts, where a blocking
   // command must answer at once as if its timeout had passed.

@@ -57,8 +57,8 @@ void CmdDbSize(CommandContext& ctx) { ctx.reply.Integer(static_cast<int64_t>(ctx
 void CmdFlushDb(CommandContext& ctx) {
   bool async;
   if (!ParseFlushMode(ctx, &async)) return;
+  ctx.DbReplaced(ctx.db);
   ctx.Dirty(FlushDb(ctx.db, async));
-  ctx.server.blocking().MarkDbReady(ctx.db->index());
   ctx.reply.Ok();
 }
 
@@ -68,12 +68,12 @@ void CmdFlushAll(CommandContext& ctx) {
   if (!ParseFlushMode(ctx, &async)) return;
   int removed = 0;
   for (int i = 0; i < ctx.server.db_count(); ++i) {
+    ctx.DbReplaced(ctx.server.db(i));
     int n = FlushDb(ctx.server.db(i), async);
     removed = n > INT_MAX - removed ? INT_MAX : removed + n;
   }
   // One more change for the flush itself, as Valkey counts it.
   ctx.Dirty(removed < INT_MAX ? removed + 1 : removed);
-  ctx.server.blocking().MarkDbReady(-1);
   ctx.reply.Ok();
 }
 
@@ -90,9 +90,9 @@ void CmdSwapDb(CommandContext& ctx) {
     return;
   }
   if (a != b) {
+    ctx.DbReplaced(ctx.server.db(a), ctx.server.db(b));
+    ctx.DbReplaced(ctx.server.db(b), ctx.server.db(a));
     ctx.server.db(a)->Swap(*ctx.server.db(b));
-    ctx.server.blocking().MarkDbReady(a);
-    ctx.server.blocking().MarkDbReady(b);
   }
   ctx.Dirty();
   ctx.reply.Ok();

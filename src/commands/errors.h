@@ -53,5 +53,17 @@ inline constexpr const char* kLcsTooLarge =
     "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
 inline constexpr const char* kLcsNoMemory =
     "ERR Insufficient memory, failed allocating transient memory for LCS";
+// Transactions.
+inline constexpr const char* kNotAllowedInMulti = "ERR Command not allowed inside a transaction";
+inline constexpr const char* kMultiNested = "ERR MULTI calls can not be nested";
+inline constexpr const char* kWatchInMulti = "ERR WATCH inside MULTI is not allowed";
+inline constexpr const char* kExecWithoutMulti = "ERR EXEC without MULTI";
+inline constexpr const char* kDiscardWithoutMulti = "ERR DISCARD without MULTI";
+inline constexpr const char* kExecAbort =
+    "EXECABORT Transaction discarded because of previous errors.";
+inline constexpr const char* kMonitorDenyBlocking =
+    "ERR MONITOR isn't allowed for DENY BLOCKING client";
+// Followed by the refused EXEC's own error, without its leading "-".
+inline constexpr const char* kExecAbortPrefix = "EXECABORT Transaction discarded because of: ";
 
 }  // namespace vireo::errors

@@ -10,6 +10,7 @@
 #include "commands/registry.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "server/server.h"
 
 namespace vireo {
@@ -111,6 +112,7 @@ void SetExpireGeneric(CommandContext& ctx, const char* command, bool relative, b
     ctx.db->SetExpire(e, when);
   }
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, when <= now ? "del" : "expire", ctx.db, key);
   ctx.reply.Integer(1);
 }
 
@@ -165,6 +167,7 @@ void CmdPersist(CommandContext& ctx) {
   }
   ctx.db->SetExpire(e, 0);
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "persist", ctx.db, key);
   ctx.reply.Integer(1);
 }
 

@@ -16,6 +16,7 @@
 #include "common/clock.h"
 #include "common/glob.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "server/server.h"
 #include "store/hash_field_expire.h"
 #include "store/memory.h"
@@ -89,6 +90,7 @@ void SetFields(CommandContext& ctx, bool reply_count) {
     added += hash::Set(e, ctx.arg(i), ctx.arg(i + 1), limits) ? 1 : 0;
   }
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyHash, "hset", ctx.db, key);
   if (reply_count) {
     ctx.reply.Integer(added);
   } else {
@@ -113,6 +115,7 @@ void CmdHSetNx(CommandContext& ctx) {
   hash::PrepareWrite(e, &ctx.args[2], 2, limits);
   hash::Set(e, ctx.arg(2), ctx.arg(3), limits);
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyHash, "hset", ctx.db, key);
   ctx.reply.Integer(1);
 }
 
@@ -149,13 +152,18 @@ void CmdHDel(CommandContext& ctx) {
   Entry* e;
   if (!FindHash(ctx, key, true, &e)) return;
   int64_t deleted = 0;
+  bool key_removed = false;
   if (e != nullptr) {
     for (size_t i = 2; i < ctx.argc(); ++i) {
       if (!hash::Delete(e, ctx.arg(i))) continue;
       ++deleted;
-      if (hash_cmd::DeleteIfEmpty(ctx, e, key)) break;
+      if ((key_removed = hash_cmd::DeleteIfEmpty(ctx, e, key))) break;
     }
-    if (deleted != 0) ctx.KeyModified(ctx.db, key);
+    if (deleted != 0) {
+      ctx.KeyModified(ctx.db, key);
+      NotifyKeyspaceEvent(ctx, kNotifyHash, "hdel", ctx.db, key);
+      if (key_removed) NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, key);
+    }
   }
   ctx.reply.Integer(deleted);
 }
@@ -239,6 +247,7 @@ void CmdHIncrBy(CommandContext& ctx) {
   if (e == nullptr) e = hash_cmd::AddHash(ctx, key);
   hash::Set(e, ctx.arg(2), std::string_view(buf, len), hash_cmd::LimitsOf(ctx), hash::kKeepTtl);
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyHash, "hincrby", ctx.db, key);
   ctx.reply.Integer(value);
 }
 
@@ -275,6 +284,7 @@ void CmdHIncrByFloat(CommandContext& ctx) {
   if (e == nullptr) e = hash_cmd::AddHash(ctx, key);
   hash::Set(e, ctx.arg(2), text, hash_cmd::LimitsOf(ctx), hash::kKeepTtl);
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyHash, "hincrbyfloat", ctx.db, key);
   ctx.reply.Bulk(text);
 }
 

@@ -8,6 +8,7 @@
 #include "commands/registry.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "server/server.h"
 #include "store/hyperloglog.h"
 #include "store/value.h"
@@ -106,7 +107,10 @@ void CmdPfAdd(CommandContext& ctx) {
     e = ctx.db->Add(key);
     SetRawStringValue(e, work);
   }
-  if (updated) ctx.KeyModified(ctx.db, key, updated);
+  if (updated) {
+    ctx.KeyModified(ctx.db, key, updated);
+    NotifyKeyspaceEvent(ctx, kNotifyString, "pfadd", ctx.db, key);
+  }
   ctx.reply.Integer(updated ? 1 : 0);
 }
 
@@ -191,6 +195,7 @@ void CmdPfMerge(CommandContext& ctx) {
   hll::InvalidateCache(work.data());
   SetRawStringValue(e, work);
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "pfadd", ctx.db, key);
   ctx.reply.Ok();
 }
 

@@ -139,9 +139,10 @@ void RenderServer(Server& server, std::string* out) {
 }
 
 void RenderClients(Server& server, std::string* out) {
-  size_t blocked = 0, max_in = 0, max_out = 0;
+  size_t blocked = 0, max_in = 0, max_out = 0, pubsub = 0;
   for (const auto& [id, c] : server.clients()) {
     if (c->flags & kClientBlocked) ++blocked;
+    if (c->flags & kClientPubSub) ++pubsub;
     max_in = std::max(max_in, c->conn.InputCapacity());
     max_out = std::max(max_out, c->conn.PendingOutput());
   }
@@ -152,10 +153,10 @@ void RenderClients(Server& server, std::string* out) {
   Line(out, "client_recent_max_output_buffer:%zu", max_out);
   Line(out, "blocked_clients:%zu", blocked);
   Line(out, "tracking_clients:0");
-  Line(out, "pubsub_clients:0");
-  Line(out, "watching_clients:0");
+  Line(out, "pubsub_clients:%zu", pubsub);
+  Line(out, "watching_clients:%zu", server.watches().ClientCount());
   Line(out, "clients_in_timeout_table:%zu", blocked);
-  Line(out, "total_watched_keys:0");
+  Line(out, "total_watched_keys:%zu", server.watches().KeyCount());
   Line(out, "total_blocking_keys:%zu", server.blocking().KeyCount());
   Line(out, "total_blocking_keys_on_nokey:%zu", server.blocking().NoKeyCount());
 }
@@ -297,9 +298,9 @@ void RenderStats(Server& server, std::string* out) {
   Line(out, "current_eviction_exceeded_time:0");
   Line(out, "keyspace_hits:%llu", u(ks.keyspace_hits));
   Line(out, "keyspace_misses:%llu", u(ks.keyspace_misses));
-  Line(out, "pubsub_channels:0");
-  Line(out, "pubsub_patterns:0");
-  Line(out, "pubsubshard_channels:0");
+  Line(out, "pubsub_channels:%zu", server.pubsub().ChannelCount(PubSubSpace::kGlobal));
+  Line(out, "pubsub_patterns:%zu", server.pubsub().PatternCount());
+  Line(out, "pubsubshard_channels:%zu", server.pubsub().ChannelCount(PubSubSpace::kShard));
   Line(out, "latest_fork_usec:0");
   Line(out, "total_forks:0");
   Line(out, "migrate_cached_sockets:0");
@@ -322,6 +323,8 @@ void RenderStats(Server& server, std::string* out) {
   Line(out, "io_threaded_writes_processed:0");
   Line(out, "client_query_buffer_limit_disconnections:%llu",
        u(st.client_query_buffer_limit_disconnections));
+  Line(out, "client_output_buffer_limit_disconnections:%llu",
+       u(st.client_output_buffer_limit_disconnections));
   Line(out, "reply_buffer_shrinks:0");
   Line(out, "reply_buffer_expands:0");
 }

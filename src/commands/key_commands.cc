@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "common/glob.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "server/server.h"
 #include "store/value.h"
 
@@ -69,6 +70,7 @@ void DeleteKeys(CommandContext& ctx, bool lazy) {
   for (size_t i = 1; i < ctx.argc(); ++i) {
     if (ctx.db->Delete(ctx.arg(i), lazy)) {
       ctx.KeyModified(ctx.db, ctx.arg(i));
+      NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, ctx.arg(i));
       ++deleted;
     }
   }
@@ -98,6 +100,8 @@ void RenameKey(CommandContext& ctx, bool nx) {
   ctx.db->Attach(RekeyEntry(ctx.db->Detach(src), dst));
   ctx.KeyModified(ctx.db, src, 0);
   ctx.KeyModified(ctx.db, dst);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "rename_from", ctx.db, src);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "rename_to", ctx.db, dst);
   nx ? ctx.reply.Integer(1) : ctx.reply.Ok();
 }
 
@@ -163,6 +167,7 @@ void CmdCopy(CommandContext& ctx) {
   }
   target->Attach(CopyEntry(e, dst));
   ctx.KeyModified(target, dst);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "copy_to", target, dst);
   ctx.reply.Integer(1);
 }
 
@@ -182,6 +187,8 @@ void CmdMove(CommandContext& ctx) {
   target->Attach(ctx.db->Detach(key));
   ctx.KeyModified(ctx.db, key, 0);
   ctx.KeyModified(target, key);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "move_from", ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "move_to", target, key);
   ctx.reply.Integer(1);
 }
 

@@ -13,6 +13,7 @@
 #include "commands/registry.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "server/server.h"
 #include "store/list_value.h"
 #include "store/memory.h"
@@ -115,14 +116,19 @@ bool ParseTimeout(CommandContext& ctx, std::string_view arg, int64_t* deadline_m
 }
 
 // After elements left a list: an emptied list loses its key, a smaller one may be packed again.
+// The caller has sent the command's own event; "del" follows it here, as in Valkey.
 void ElementsRemoved(CommandContext& ctx, Entry* e, std::string_view key, size_t n) {
-  if (ListLength(e) == 0) {
+  bool emptied = ListLength(e) == 0;
+  if (emptied) {
     ctx.db->Delete(key);
   } else {
     ListShrinking(e, Limits(ctx));
   }
   ctx.KeyModified(ctx.db, key, static_cast<int>(n));
+  if (emptied) NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, key);
 }
+
+const char* PopEvent(ListEnd end) { return end == ListEnd::kHead ? "lpop" : "rpop"; }
 
 // Pops up to count elements from one end of e, replying them as an array (RPOP order is
 // tail first), then removes them.
@@ -132,6 +138,7 @@ void PopRange(CommandContext& ctx, Entry* e, std::string_view key, ListEnd end, 
   bool head = end == ListEnd::kHead;
   ReplyRange(ctx, e, head ? 0 : len - 1, n, !head);
   ListDeleteRange(e, head ? 0 : len - n, n, Limits(ctx));
+  NotifyKeyspaceEvent(ctx, kNotifyList, PopEvent(end), ctx.db, key);
   ElementsRemoved(ctx, e, key, n);
 }
 
@@ -151,6 +158,7 @@ bool PopFirstNonEmpty(CommandContext& ctx, const std::vector<std::string_view>& 
     } else {
       ReplyElement(ctx.reply, ListPeek(e, end));
       ListPop(e, end);
+      NotifyKeyspaceEvent(ctx, kNotifyList, PopEvent(end), ctx.db, key);
       ElementsRemoved(ctx, e, key, 1);
     }
     return true;
@@ -200,7 +208,10 @@ void MoveElement(CommandContext& ctx, Entry* src, ListEnd from, ListEnd to) {
   ListGrowing(dst, limits, 1, value.counted_bytes());
   ListPush(dst, value.view(), to, limits);
   ctx.KeyModified(ctx.db, dst_key, 0);
+  NotifyKeyspaceEvent(ctx, kNotifyList, to == ListEnd::kHead ? "lpush" : "rpush", ctx.db,
+                      dst_key);
   ctx.reply.Bulk(value.view());
+  NotifyKeyspaceEvent(ctx, kNotifyList, PopEvent(from), ctx.db, src_key);
   ElementsRemoved(ctx, src, src_key, 1);
 }
 
@@ -226,6 +237,7 @@ void Push(CommandContext& ctx, ListEnd end, bool only_existing) {
   ListGrowing(e, limits, n, bytes);
   for (size_t i = 2; i < ctx.argc(); ++i) ListPush(e, ctx.args[i], end, limits);
   ctx.KeyModified(ctx.db, key, static_cast<int>(n));
+  NotifyKeyspaceEvent(ctx, kNotifyList, end == ListEnd::kHead ? "lpush" : "rpush", ctx.db, key);
   ctx.reply.Integer(static_cast<int64_t>(ListLength(e)));
 }
 
@@ -265,6 +277,7 @@ void Pop(CommandContext& ctx, ListEnd end) {
   }
   ReplyElement(ctx.reply, ListPeek(e, end));
   ListPop(e, end);
+  NotifyKeyspaceEvent(ctx, kNotifyList, PopEvent(end), ctx.db, key);
   ElementsRemoved(ctx, e, key, 1);
 }
 
@@ -351,6 +364,7 @@ void CmdLSet(CommandContext& ctx) {
   ListReplace(e, static_cast<size_t>(index), ctx.arg(3), limits);
   ListShrinking(e, limits);
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyList, "lset", ctx.db, key);
   ctx.reply.Ok();
 }
 
@@ -382,6 +396,7 @@ void CmdLInsert(CommandContext& ctx) {
   }
   ListInsert(e, static_cast<size_t>(at), ctx.arg(4), after, limits);
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyList, "linsert", ctx.db, key);
   ctx.reply.Integer(static_cast<int64_t>(ListLength(e)));
 }
 
@@ -398,7 +413,10 @@ void CmdLRem(CommandContext& ctx) {
   if (!CheckList(ctx, e)) return;
   size_t limit = static_cast<size_t>(count < 0 ? -count : count);
   size_t removed = ListRemove(e, ctx.arg(3), limit, count < 0, Limits(ctx));
-  if (removed > 0) ElementsRemoved(ctx, e, key, removed);
+  if (removed > 0) {
+    NotifyKeyspaceEvent(ctx, kNotifyList, "lrem", ctx.db, key);
+    ElementsRemoved(ctx, e, key, removed);
+  }
   ctx.reply.Integer(static_cast<int64_t>(removed));
 }
 
@@ -423,6 +441,8 @@ void CmdLTrim(CommandContext& ctx) {
   ListDeleteRange(e, 0, static_cast<size_t>(left), limits);
   if (right > 0)
     ListDeleteRange(e, static_cast<size_t>(len - left - right), static_cast<size_t>(right), limits);
+  // Valkey sends "ltrim" even when nothing was trimmed.
+  NotifyKeyspaceEvent(ctx, kNotifyList, "ltrim", ctx.db, key);
   if (left + right > 0) ElementsRemoved(ctx, e, key, static_cast<size_t>(left + right));
   ctx.reply.Ok();
 }

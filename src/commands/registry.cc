@@ -20,6 +20,9 @@ void RegisterAllCommands() {
   RegisterStreamCommands(t);
   RegisterBitmapCommands(t);
   RegisterHyperLogLogCommands(t);
+  RegisterGeoCommands(t);
+  RegisterTransactionCommands(t);
+  RegisterPubSubCommands(t);
 }
 
 }  // namespace vireo

@@ -23,5 +23,8 @@ void RegisterSortCommands(CommandTable& t);
 void RegisterStreamCommands(CommandTable& t);
 void RegisterBitmapCommands(CommandTable& t);
 void RegisterHyperLogLogCommands(CommandTable& t);
+void RegisterGeoCommands(CommandTable& t);
+void RegisterTransactionCommands(CommandTable& t);
+void RegisterPubSubCommands(CommandTable& t);
 
 }  // namespace vireo

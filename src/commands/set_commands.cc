@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "common/glob.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "server/server.h"
 #include "store/memory.h"
 #include "store/set_value.h"
@@ -100,12 +101,17 @@ void StoreResult(CommandContext& ctx, std::string_view dst, SetObj s) {
   bool existed = db->Delete(dst, ctx.server.config().lazyfree_lazy_server_del);
   if (size == 0) {
     SetFree(s);
-    if (existed) ctx.KeyModified(db, dst);
+    if (existed) {
+      ctx.KeyModified(db, dst);
+      NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", db, dst);
+    }
     ctx.reply.Integer(0);
     return;
   }
   PutSet(db->Add(dst), s);
   ctx.KeyModified(db, dst);
+  // The event is the command's name: sinterstore, sunionstore, sdiffstore.
+  NotifyKeyspaceEvent(ctx, kNotifySet, ToLower(ctx.arg(0)), db, dst);
   ctx.reply.Integer(static_cast<int64_t>(size));
 }
 
@@ -142,7 +148,10 @@ void CmdSAdd(CommandContext& ctx) {
   int added = 0;
   for (size_t i = 2; i < ctx.argc(); ++i) added += SetAdd(&s, ctx.arg(i), lim);
   PutSet(e, s);
-  if (added > 0) ctx.KeyModified(ctx.db, key, added);
+  if (added > 0) {
+    ctx.KeyModified(ctx.db, key, added);
+    NotifyKeyspaceEvent(ctx, kNotifySet, "sadd", ctx.db, key);
+  }
   ctx.reply.Integer(added);
 }
 
@@ -168,7 +177,11 @@ void CmdSRem(CommandContext& ctx) {
   }
   PutSet(e, s);
   if (emptied) ctx.db->Delete(key);
-  if (removed > 0) ctx.KeyModified(ctx.db, key, removed);
+  if (removed > 0) {
+    ctx.KeyModified(ctx.db, key, removed);
+    NotifyKeyspaceEvent(ctx, kNotifySet, "srem", ctx.db, key);
+    if (emptied) NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, key);
+  }
   ctx.reply.Integer(removed);
 }
 
@@ -278,16 +291,21 @@ void CmdSPop(CommandContext& ctx) {
     PutSet(e, s);
     if (size == 1) ctx.db->Delete(key);
     ctx.KeyModified(ctx.db, key);
+    NotifyKeyspaceEvent(ctx, kNotifySet, "spop", ctx.db, key);
+    if (size == 1) NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, key);
     return;
   }
   if (static_cast<uint64_t>(count) >= size) {
     ReplyWholeSet(ctx, s);
     ctx.db->Delete(key);
     ctx.KeyModified(ctx.db, key, static_cast<int>(size));
+    NotifyKeyspaceEvent(ctx, kNotifySet, "spop", ctx.db, key);
+    NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, key);
     return;
   }
   PopSome(ctx, e, static_cast<size_t>(count));
   ctx.KeyModified(ctx.db, key, static_cast<int>(count));
+  NotifyKeyspaceEvent(ctx, kNotifySet, "spop", ctx.db, key);
 }
 
 // SRANDMEMBER key count
@@ -378,7 +396,12 @@ void CmdSMove(CommandContext& ctx) {
     return;
   }
   PutSet(src, s);
-  if (SetSize(s) == 0) ctx.db->Delete(src_key);
+  // Valkey's order: srem (and del) on the source before the destination is created.
+  NotifyKeyspaceEvent(ctx, kNotifySet, "srem", ctx.db, src_key);
+  if (SetSize(s) == 0) {
+    ctx.db->Delete(src_key);
+    NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, src_key);
+  }
   SetLimits lim = LimitsOf(ctx);
   SetObj d;
   if (dst == nullptr) {
@@ -390,7 +413,10 @@ void CmdSMove(CommandContext& ctx) {
   bool added = SetAdd(&d, member, lim);
   PutSet(dst, d);
   ctx.KeyModified(ctx.db, src_key);
-  if (added) ctx.KeyModified(ctx.db, dst_key);
+  if (added) {
+    ctx.KeyModified(ctx.db, dst_key);
+    NotifyKeyspaceEvent(ctx, kNotifySet, "sadd", ctx.db, dst_key);
+  }
   ctx.reply.Integer(1);
 }
 
@@ -450,7 +476,10 @@ void Intersect(CommandContext& ctx, size_t first, size_t count, std::string_view
   for (const Entry* e : entries) any_missing |= e == nullptr;
   if (any_missing) {
     if (!dst.empty() || count_only) {
-      if (!dst.empty() && ctx.db->Delete(dst)) ctx.KeyModified(ctx.db, dst);
+      if (!dst.empty() && ctx.db->Delete(dst)) {
+        ctx.KeyModified(ctx.db, dst);
+        NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, dst);
+      }
       ctx.reply.Integer(0);
     } else {
       ctx.reply.Set(0);

@@ -15,6 +15,7 @@
 #include "commands/registry.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "server/server.h"
 #include "store/hash_value.h"
 #include "store/list_value.h"
@@ -231,7 +232,10 @@ void StoreList(CommandContext& ctx, std::string_view key, const std::vector<std:
   Db* db = ctx.db;
   bool existed = db->Delete(key, ctx.server.config().lazyfree_lazy_server_del);
   if (values.empty()) {
-    if (existed) ctx.KeyModified(db, key);
+    if (existed) {
+      ctx.KeyModified(db, key);
+      NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", db, key);
+    }
     ctx.reply.Integer(0);
     return;
   }
@@ -244,6 +248,7 @@ void StoreList(CommandContext& ctx, std::string_view key, const std::vector<std:
   ListGrowing(e, limits, values.size(), bytes);
   for (const std::string& s : values) ListPush(e, s, ListEnd::kTail, limits);
   ctx.KeyModified(db, key, static_cast<int>(values.size()));
+  NotifyKeyspaceEvent(ctx, kNotifyList, "sortstore", db, key);
   ctx.reply.Integer(static_cast<int64_t>(values.size()));
 }
 

@@ -11,6 +11,7 @@
 #include "commands/stream_family.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "server/server.h"
 #include "store/memory.h"
 
@@ -282,7 +283,8 @@ void CmdXAdd(CommandContext& ctx) {
     return;
   }
   ReplyId(ctx.reply, added);
-  StreamTrim(s, a.trim);
+  NotifyKeyspaceEvent(ctx, kNotifyStream, "xadd", ctx.db, key);
+  if (StreamTrim(s, a.trim) != 0) NotifyKeyspaceEvent(ctx, kNotifyStream, "xtrim", ctx.db, key);
   ctx.KeyModified(ctx.db, key);
 }
 
@@ -302,7 +304,10 @@ void CmdXTrim(CommandContext& ctx) {
     return;
   }
   int64_t deleted = StreamTrim(s, a.trim);
-  if (deleted != 0) ctx.KeyModified(ctx.db, ctx.arg(1), static_cast<int>(deleted));
+  if (deleted != 0) {
+    ctx.KeyModified(ctx.db, ctx.arg(1), static_cast<int>(deleted));
+    NotifyKeyspaceEvent(ctx, kNotifyStream, "xtrim", ctx.db, ctx.arg(1));
+  }
   ctx.reply.Integer(deleted);
 }
 
@@ -394,6 +399,7 @@ void CmdXDel(CommandContext& ctx) {
       StreamFirstEntryId(*s, &s->first_id);
     }
     ctx.KeyModified(ctx.db, ctx.arg(1), deleted);
+    NotifyKeyspaceEvent(ctx, kNotifyStream, "xdel", ctx.db, ctx.arg(1));
   }
   ctx.reply.Integer(deleted);
 }
@@ -456,6 +462,7 @@ void CmdXSetId(CommandContext& ctx) {
   if (entries_added != -1) s->entries_added = static_cast<uint64_t>(entries_added);
   if (!max_xdel.IsZero()) s->max_deleted_id = max_xdel;
   ctx.Dirty();
+  NotifyKeyspaceEvent(ctx, kNotifyStream, "xsetid", ctx.db, ctx.arg(1));
   ctx.reply.Ok();
 }
 

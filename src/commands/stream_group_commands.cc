@@ -9,6 +9,7 @@
 #include "commands/stream_family.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "server/server.h"
 
 namespace vireo::streamcmd {
@@ -105,6 +106,7 @@ void CmdXGroupCreate(CommandContext& ctx) {
     return;
   }
   ctx.Dirty();
+  NotifyKeyspaceEvent(ctx, kNotifyStream, "xgroup-create", ctx.db, ctx.arg(2));
   ctx.reply.Ok();
 }
 
@@ -125,6 +127,7 @@ void CmdXGroupSetId(CommandContext& ctx) {
   t.group->last_id = id;
   t.group->entries_read = t.entries_read;
   ctx.Dirty();
+  NotifyKeyspaceEvent(ctx, kNotifyStream, "xgroup-setid", ctx.db, ctx.arg(2));
   ctx.reply.Ok();
 }
 
@@ -138,6 +141,7 @@ void CmdXGroupDestroy(CommandContext& ctx) {
   }
   t.stream->DestroyGroup(ctx.arg(3));
   ctx.Dirty();
+  NotifyKeyspaceEvent(ctx, kNotifyStream, "xgroup-destroy", ctx.db, ctx.arg(2));
   // Consumers blocked in XREADGROUP on this group run again and get NOGROUP.
   ctx.server.blocking().MarkReady(ctx.db->index(), ctx.arg(2));
   ctx.reply.Integer(1);
@@ -148,7 +152,10 @@ void CmdXGroupCreateConsumer(CommandContext& ctx) {
   GroupTarget t;
   if (!ResolveGroupTarget(ctx, false, false, true, &t)) return;
   bool created = t.group->CreateConsumer(ctx.arg(4), CommandTimeMs()) != nullptr;
-  if (created) ctx.Dirty();
+  if (created) {
+    ctx.Dirty();
+    NotifyKeyspaceEvent(ctx, kNotifyStream, "xgroup-createconsumer", ctx.db, ctx.arg(2));
+  }
   ctx.reply.Integer(created ? 1 : 0);
 }
 
@@ -160,6 +167,7 @@ void CmdXGroupDelConsumer(CommandContext& ctx) {
   if (StreamConsumer* c = t.group->FindConsumer(ctx.arg(4))) {
     pending = t.group->DeleteConsumer(c);
     ctx.Dirty();
+    NotifyKeyspaceEvent(ctx, kNotifyStream, "xgroup-delconsumer", ctx.db, ctx.arg(2));
   }
   ctx.reply.Integer(static_cast<int64_t>(pending));
 }
@@ -385,6 +393,7 @@ void CmdXClaim(CommandContext& ctx) {
   if (consumer == nullptr) {
     consumer = g->CreateConsumer(ctx.arg(3), now);
     ctx.Dirty();
+    NotifyKeyspaceEvent(ctx, kNotifyStream, "xgroup-createconsumer", ctx.db, ctx.arg(1));
   }
   consumer->seen_time = now;
 
@@ -471,6 +480,7 @@ void CmdXAutoClaim(CommandContext& ctx) {
   if (consumer == nullptr) {
     consumer = g->CreateConsumer(ctx.arg(3), now);
     ctx.Dirty();
+    NotifyKeyspaceEvent(ctx, kNotifyStream, "xgroup-createconsumer", ctx.db, ctx.arg(1));
   }
   consumer->seen_time = now;
 

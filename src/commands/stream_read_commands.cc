@@ -7,6 +7,7 @@
 #include "commands/stream_family.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "server/server.h"
 
 namespace vireo::streamcmd {
@@ -222,6 +223,8 @@ void ReadGeneric(CommandContext& ctx, bool group_mode) {
       if (t.consumer == nullptr) {
         t.consumer = t.group->CreateConsumer(a.consumer, now);
         ctx.Dirty();
+        NotifyKeyspaceEvent(ctx, kNotifyStream, "xgroup-createconsumer", ctx.db,
+                            ctx.arg(a.streams_arg + i));
       }
       t.consumer->seen_time = now;
     } else {

@@ -10,6 +10,7 @@
 #include "commands/string_ops.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "server/server.h"
 #include "store/lazy_free.h"
 #include "store/value.h"
@@ -234,6 +235,7 @@ void IncrementBy(CommandContext& ctx, int64_t delta) {
   if (e == nullptr) e = ctx.db->Add(key);
   SetIntValue(e, value);  // keeps the TTL, like Valkey
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "incrby", ctx.db, key);
   ctx.reply.Integer(value);
 }
 
@@ -296,6 +298,8 @@ void CmdSet(CommandContext& ctx) {
   e = StoreString(ctx, e, key, ctx.arg(2), (opt.flags & kOptKeepTtl) != 0);
   if (when_ms != 0) ApplyExpire(ctx, e, key, when_ms);
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "set", ctx.db, key);
+  if (when_ms != 0) NotifyKeyspaceEvent(ctx, kNotifyGeneric, "expire", ctx.db, key);
   if (!get) ctx.reply.Ok();
 }
 
@@ -308,6 +312,7 @@ void CmdSetNx(CommandContext& ctx) {
   }
   StoreString(ctx, nullptr, key, ctx.arg(2), false);
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "set", ctx.db, key);
   ctx.reply.Integer(1);
 }
 
@@ -319,6 +324,8 @@ void SetWithExpire(CommandContext& ctx, bool seconds, const char* command) {
   Entry* e = StoreString(ctx, FindForWrite(ctx.db, key), key, ctx.arg(3), false);
   ctx.db->SetExpire(e, when_ms);
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "set", ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "expire", ctx.db, key);
   ctx.reply.Ok();
 }
 
@@ -340,6 +347,7 @@ void CmdGetSet(CommandContext& ctx) {
   }
   StoreString(ctx, e, key, ctx.arg(2), false);
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "set", ctx.db, key);
 }
 
 // GETDEL key
@@ -354,6 +362,7 @@ void CmdGetDel(CommandContext& ctx) {
   ReplyString(ctx, e);
   ctx.db->Delete(key);
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, key);
 }
 
 // GETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST]
@@ -375,11 +384,14 @@ void CmdGetEx(CommandContext& ctx) {
   if ((opt.flags & kOptAnyExpire) && !ParseOptionExpire(ctx, opt, "getex", &when_ms)) return;
   ReplyString(ctx, e);
   if (when_ms != 0) {
+    bool past = when_ms <= CommandTimeMs();
     ApplyExpire(ctx, e, key, when_ms);
     ctx.KeyModified(ctx.db, key);
+    NotifyKeyspaceEvent(ctx, kNotifyGeneric, past ? "del" : "expire", ctx.db, key);
   } else if ((opt.flags & kOptPersist) && e->expire_ms != 0) {
     ctx.db->SetExpire(e, 0);
     ctx.KeyModified(ctx.db, key);
+    NotifyKeyspaceEvent(ctx, kNotifyGeneric, "persist", ctx.db, key);
   }
 }
 
@@ -403,6 +415,7 @@ void CmdMSet(CommandContext& ctx) {
     std::string_view key = ctx.arg(i);
     StoreString(ctx, FindForWrite(ctx.db, key), key, ctx.arg(i + 1), false);
     ctx.KeyModified(ctx.db, key);
+    NotifyKeyspaceEvent(ctx, kNotifyString, "set", ctx.db, key);
   }
   ctx.reply.Ok();
 }
@@ -421,6 +434,7 @@ void CmdMSetNx(CommandContext& ctx) {
     // A key named twice is found by the second store: the last value wins, as in Valkey.
     StoreString(ctx, FindForWrite(ctx.db, key), key, ctx.arg(i + 1), false);
     ctx.KeyModified(ctx.db, key);
+    NotifyKeyspaceEvent(ctx, kNotifyString, "set", ctx.db, key);
   }
   ctx.reply.Integer(1);
 }
@@ -445,6 +459,7 @@ void CmdAppend(CommandContext& ctx) {
     len = AppendToString(e, value);
   }
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "append", ctx.db, key);
   ctx.reply.Integer(static_cast<int64_t>(len));
 }
 
@@ -526,6 +541,7 @@ void CmdSetRange(CommandContext& ctx) {
     len = SetRangeInString(e, static_cast<size_t>(offset), value);
   }
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "setrange", ctx.db, key);
   ctx.reply.Integer(static_cast<int64_t>(len));
 }
 
@@ -580,6 +596,7 @@ void CmdIncrByFloat(CommandContext& ctx) {
   if (e == nullptr) e = ctx.db->Add(key);
   SetPlainStringValue(e, text);  // keeps the TTL
   ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "incrbyfloat", ctx.db, key);
   ctx.reply.Bulk(text);
 }
 

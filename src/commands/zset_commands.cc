@@ -15,6 +15,7 @@
 #include "commands/zset_family.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "server/server.h"
 #include "store/memory.h"
 #include "store/zset_listpack.h"
@@ -56,8 +57,11 @@ Entry* FindWrite(CommandContext& ctx, std::string_view key, bool* wrong) {
 
 void Commit(CommandContext& ctx, std::string_view key, Entry* e, const ZSet& z, size_t changes) {
   z.StoreTo(e);
-  if (z.Length() == 0) ctx.db->Delete(key);
+  const bool emptied = z.Length() == 0;
+  if (emptied) ctx.db->Delete(key);
   ctx.KeyModified(ctx.db, key, static_cast<int>(changes));
+  // The caller sent the command's own event; "del" follows it, as in Valkey.
+  if (emptied) NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, key);
 }
 
 namespace {
@@ -283,6 +287,7 @@ void AddGeneric(CommandContext& ctx, int flags) {
         if (added + updated > 0) {
           z.StoreTo(e);
           ctx.KeyModified(ctx.db, key, static_cast<int>(added + updated));
+          NotifyKeyspaceEvent(ctx, kNotifyZset, incr ? "zincr" : "zadd", ctx.db, key);
         }
         ctx.reply.Error(kErrNaN);
         return;
@@ -292,7 +297,10 @@ void AddGeneric(CommandContext& ctx, int flags) {
       if (r != ZAddResult::kSkipped) ++processed;
     }
     z.StoreTo(e);
-    if (added + updated > 0) ctx.KeyModified(ctx.db, key, static_cast<int>(added + updated));
+    if (added + updated > 0) {
+      ctx.KeyModified(ctx.db, key, static_cast<int>(added + updated));
+      NotifyKeyspaceEvent(ctx, kNotifyZset, incr ? "zincr" : "zadd", ctx.db, key);
+    }
   }
   if (incr) {
     if (processed > 0) {
@@ -323,7 +331,10 @@ void CmdZRem(CommandContext& ctx) {
   ZSet z = ZSet::Of(e);
   int64_t removed = 0;
   for (size_t i = 2; i < ctx.argc() && z.Length() > 0; ++i) removed += z.Remove(ctx.arg(i));
-  if (removed > 0) Commit(ctx, key, e, z, static_cast<size_t>(removed));
+  if (removed > 0) {
+    NotifyKeyspaceEvent(ctx, kNotifyZset, "zrem", ctx.db, key);
+    Commit(ctx, key, e, z, static_cast<size_t>(removed));
+  }
   ctx.reply.Integer(removed);
 }
 

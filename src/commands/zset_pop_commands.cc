@@ -10,6 +10,7 @@
 #include "commands/zset_family.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 
 namespace vireo::zset_cmd {
 namespace {
@@ -65,6 +66,7 @@ void PopFrom(CommandContext& ctx, std::string_view key, Entry* e, bool max, size
   } else {
     z.RemoveRange(0, n - 1);
   }
+  NotifyKeyspaceEvent(ctx, kNotifyZset, max ? "zpopmax" : "zpopmin", ctx.db, key);
   Commit(ctx, key, e, z, n);
 }
 

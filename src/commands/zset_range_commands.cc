@@ -8,6 +8,7 @@
 #include "commands/errors.h"
 #include "commands/zset_family.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 
 namespace vireo::zset_cmd {
 namespace {
@@ -47,13 +48,17 @@ void WalkRanks(const ZSet& z, size_t from, size_t count, bool reverse, Fn&& fn) 
 void StoreResult(CommandContext& ctx, std::string_view dst, std::vector<ZNode*>* nodes) {
   const size_t count = nodes->size();
   if (count == 0) {
-    if (ctx.db->Delete(dst)) ctx.KeyModified(ctx.db, dst);
+    if (ctx.db->Delete(dst)) {
+      ctx.KeyModified(ctx.db, dst);
+      NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, dst);
+    }
   } else {
     ZSet z = ZSet::FromNodes(nodes, Limits(ctx));
     ctx.db->Delete(dst);
     Entry* e = ctx.db->Add(dst);
     z.StoreTo(e);
     ctx.KeyModified(ctx.db, dst);
+    NotifyKeyspaceEvent(ctx, kNotifyZset, "zrangestore", ctx.db, dst);
   }
   ctx.reply.Integer(static_cast<int64_t>(count));
 }
@@ -211,6 +216,8 @@ void RemRangeGeneric(CommandContext& ctx, RangeType type) {
   const size_t removed = span.Size();
   if (removed > 0) {
     z.RemoveRange(span.first, span.last - 1);
+    // zremrangebyrank, zremrangebyscore or zremrangebylex: the command's name.
+    NotifyKeyspaceEvent(ctx, kNotifyZset, ToLower(ctx.arg(0)), ctx.db, key);
     Commit(ctx, key, e, z, removed);
   }
   ctx.reply.Integer(static_cast<int64_t>(removed));

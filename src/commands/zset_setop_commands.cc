@@ -9,6 +9,7 @@
 #include "commands/errors.h"
 #include "commands/zset_family.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "store/hash_table.h"
 #include "store/set_value.h"
 
@@ -220,12 +221,17 @@ void SetOpGeneric(CommandContext& ctx, bool store, size_t numkeys_index, SetOp o
   if (store) {
     const size_t count = nodes.size();
     if (count == 0) {
-      if (ctx.db->Delete(dst)) ctx.KeyModified(ctx.db, dst);
+      if (ctx.db->Delete(dst)) {
+        ctx.KeyModified(ctx.db, dst);
+        NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, dst);
+      }
     } else {
       ZSet z = ZSet::FromNodes(&nodes, Limits(ctx));
       ctx.db->Delete(dst);
       z.StoreTo(ctx.db->Add(dst));
       ctx.KeyModified(ctx.db, dst);
+      // zunionstore, zinterstore or zdiffstore: the command's name.
+      NotifyKeyspaceEvent(ctx, kNotifyZset, ToLower(ctx.arg(0)), ctx.db, dst);
     }
     ctx.reply.Integer(static_cast<int64_t>(count));
     return;

@@ -13,6 +13,8 @@
 #include "protocol/reply_builder.h"
 #include "protocol/request_parser.h"
 #include "server/blocking.h"
+#include "server/pubsub.h"
+#include "server/transaction.h"
 
 namespace vireo {
 
@@ -30,6 +32,10 @@ enum ClientFlag : uint32_t {
   kClientNoTouch = 1u << 10,
   kClientBlocked = 1u << 11,         // waiting on keys (block holds the wait)
   kClientDenyBlocking = 1u << 12,    // inside MULTI/EXEC or a script: blocking commands answer at once
+  kClientPubSub = 1u << 20,          // has subscriptions (RESP2 subscribed mode, flag P)
+  kClientMulti = 1u << 21,           // between MULTI and EXEC/DISCARD (multi holds the queue)
+  kClientDirtyCas = 1u << 22,        // a WATCHed key changed: EXEC will answer null
+  kClientDirtyExec = 1u << 23,       // a command was refused while queuing: EXEC aborts
 };
 
 struct Client {
@@ -61,6 +67,9 @@ struct Client {
   uint64_t commands = 0;
   bool watching_writable = false;
   std::unique_ptr<BlockState> block;  // set while the client waits on keys
+  std::unique_ptr<ClientSubscriptions> subs;  // Pub/Sub subscriptions, once it subscribed
+  std::unique_ptr<MultiState> multi;  // MULTI queue and WATCHed keys, once it used either
+  int64_t obuf_soft_since_ms = 0;  // when the output buffer went over its soft limit
 };
 
 }  // namespace vireo

@@ -17,11 +17,16 @@
 #include "common/numbers.h"
 #include "common/split_args.h"
 #include "server/config_directives.h"
+#include "server/notify_flags.h"
 
 namespace vireo {
 namespace {
 
-enum class Kind { kBool, kInt, kMemory, kString, kEnum, kSave, kBind, kGeneric };
+enum class Kind {
+  kBool, kInt, kMemory, kString, kEnum, kSave, kBind, kGeneric,
+  kOutputLimits,  // client-output-buffer-limit
+  kNotifyEvents,  // notify-keyspace-events
+};
 
 using Field = std::variant<std::monostate, bool Config::*, int64_t Config::*,
                            std::string Config::*>;
@@ -100,6 +105,8 @@ std::vector<Directive> BuildDirectives() {
       {"zset-max-listpack-value", Kind::kMemory, &Config::zset_max_listpack_value, 0, LONG_MAX},
       {"stream-node-max-bytes", Kind::kMemory, &Config::stream_node_max_bytes, 0, LLONG_MAX},
       {"stream-node-max-entries", Kind::kInt, &Config::stream_node_max_entries, 0, LLONG_MAX},
+      {"client-output-buffer-limit", Kind::kOutputLimits, {}},
+      {"notify-keyspace-events", Kind::kNotifyEvents, {}},
   };
   for (const GenericDirective& g : kGenericDirectives) {
     Directive dir{g.name, Kind::kGeneric, {}};
@@ -262,6 +269,17 @@ std::string ApplyDirective(Config* config, const Directive& d,
     config->bind_explicit = true;
     return "";
   }
+  if (d.kind == Kind::kOutputLimits) {
+    if (args.empty()) return "wrong number of arguments";
+    return ParseOutputBufferLimits(args, &config->client_obuf_limits);
+  }
+  if (d.kind == Kind::kNotifyEvents) {
+    if (args.size() != 1) return "wrong number of arguments";
+    if (!ParseNotifyFlags(args[0], &config->notify_keyspace_events)) {
+      return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+    }
+    return "";
+  }
   if (d.kind == Kind::kGeneric && d.generic_kind == GenericKind::kString && args.size() > 1) {
     // List-valued directives not modeled yet ("oom-score-adj-values 0 200 800") keep their
     // words as one value, as CONFIG GET shows them.
@@ -352,6 +370,10 @@ std::string FormatValue(const Config& config, const Directive& d) {
       return FormatSave(config.save);
     case Kind::kBind:
       return Join(config.bind);
+    case Kind::kOutputLimits:
+      return FormatOutputBufferLimits(config.client_obuf_limits);
+    case Kind::kNotifyEvents:
+      return FormatNotifyFlags(config.notify_keyspace_events);
     case Kind::kGeneric: {
       auto it = config.generic.find(d.name);
       if (it != config.generic.end()) return it->second;
@@ -530,7 +552,7 @@ std::vector<std::string> RenderDirective(const Config& config, const Directive& 
       if (bytes % unit == 0) return {name + " " + std::to_string(bytes / unit) + suffix};
     }
   }
-  bool list_valued = d.kind == Kind::kBind ||
+  bool list_valued = d.kind == Kind::kBind || d.kind == Kind::kOutputLimits ||
                      (d.kind == Kind::kGeneric && d.generic_kind == GenericKind::kString &&
                       value.find(' ') != std::string::npos);
   bool quoted = d.kind == Kind::kString ||

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "server/output_limits.h"
+
 namespace vireo {
 
 struct SavePoint {
@@ -78,6 +80,9 @@ struct Config {
   int64_t zset_max_listpack_value = 64;
   int64_t stream_node_max_bytes = 4096;  // 0 = Valkey's 1 GB cap
   int64_t stream_node_max_entries = 100;  // 0 = no limit
+  // Pub/Sub and keyspace notifications.
+  OutputBufferLimits client_obuf_limits;  // client-output-buffer-limit
+  uint32_t notify_keyspace_events = 0;    // NotifyFlag bits (server/notify.h)
   // Valkey directives accepted but not modeled yet (config_directives.h), by name.
   std::map<std::string, std::string> generic;
   // Path of the config file given at start-up (for CONFIG REWRITE), "" if none.

@@ -15,6 +15,7 @@
 #include "common/numbers.h"
 #include "common/split_args.h"
 #include "net/socket.h"
+#include "server/notify.h"
 #include "store/hash_field_expire.h"
 #include "store/lazy_free.h"
 
@@ -74,6 +75,7 @@ Server* TheServer() { return g_server; }
 Server::Server(Config config) : config_(std::move(config)) {
   g_server = this;
   SetErrorReplyHook(&RecordErrorCode);
+  InstallKeyspaceEventHooks();
 }
 
 Server::~Server() {
@@ -275,6 +277,7 @@ void Server::ProcessInput(Client* c) {
       }
       Execute(c);
       if (blocking_.HasReady()) ServeReadyKeys();
+      EnforceOutputLimit(c);
     }
     c->conn.ConsumeInput(consumed);
     c->args.clear();
@@ -343,6 +346,8 @@ void Server::FreeClient(Client* c) {
   if (clients_.erase(c->id) == 0) return;
   loop_.Unwatch(c->conn.fd());
   if (c->block) blocking_.Remove(c);
+  if (c->multi) watches_.UnwatchAll(c);
+  if (c->subs) pubsub_.RemoveClient(c);
   stats_.net_input_bytes += c->conn.BytesRead();
   stats_.net_output_bytes += c->conn.BytesWritten();
   auto drop = [c](std::vector<Client*>& v) {
@@ -399,8 +404,14 @@ bool Server::IsPausedFor(const Client* c, const CommandSpec* spec) const {
   }
   if (!c->authenticated && !(spec->flags & kCmdNoAuth)) return false;
   if (!pause_writes_only_) return true;
-  // WRITE pauses also hold commands that may write (EVAL, PUBLISH in a cluster, ...).
-  return (spec->flags & (kCmdWrite | kCmdMayReplicate)) != 0;
+  // WRITE pauses also hold commands that may write (EVAL, PUBLISH in a cluster, ...), and
+  // an EXEC whose queue holds such commands.
+  const uint32_t writes = kCmdWrite | kCmdMayReplicate;
+  if ((c->flags & kClientMulti) && c->multi && (c->multi->queued_flags & writes) &&
+      spec->name == "exec") {
+    return true;
+  }
+  return (spec->flags & writes) != 0;
 }
 
 void Server::RequestShutdown(int exit_code) {
@@ -556,6 +567,8 @@ void Server::Execute(Client* c) {
   c->discard.clear();
   c->reply.SetOutput(silent ? &c->discard : c->conn.Output());
   c->reply.SetResp3(c->resp == 3);
+  // A refusal below marks an open transaction failed (server/transaction.h).
+  RejectionGuard rejection_guard(*this, c);
 
   const CommandSpec* cmd = Commands().Find(args[0]);
   const CommandSpec* spec = cmd;
@@ -610,17 +623,47 @@ void Server::Execute(Client* c) {
     }
   }
 
+  // RESP2 subscribed mode: the connection carries messages, so only the subscribe family,
+  // PING, QUIT and RESET may run (RESP3 pushes make this unnecessary).
+  if ((c->flags & kClientPubSub) && c->resp == 2 && !AllowedWhileSubscribed(spec->name)) {
+    c->reply.Error("ERR Can't execute '" + spec->FullName() +
+                   "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed "
+                   "in this context");
+    ++spec->stats.rejected_calls;
+    return;
+  }
+  rejection_guard.Admit();
+  if ((c->flags & kClientMulti) && QueueInMulti(*this, c, spec)) return;
+  Call(c, spec, start);
+}
+
+void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
+  const std::vector<std::string_view>& args = c->args;
   uint64_t errors_before = stats_.total_error_replies;
+  uint64_t nested_before = nested_errors_;
   CommandContext ctx{*this, *c, args, c->reply, dbs_[static_cast<size_t>(c->db_index)].get()};
-  c->last_cmd = &spec->name;  // before running: CLIENT LIST shows a blocked command too
+  Client* outer = executing_;  // EXEC runs its commands inside its own
+  executing_ = c;
+  // Set before running, so CLIENT LIST shows a blocked command; EXEC's queued commands leave
+  // it at "exec", as in Valkey.
+  if (outer == nullptr) c->last_cmd = &spec->name;
   spec->handler(ctx);
+  executing_ = outer;
+  if (outer == nullptr && !deferred_pushes_.empty()) {
+    c->conn.Output()->append(deferred_pushes_);
+    deferred_pushes_.clear();
+    QueueWrite(c);
+  }
   // A command that started waiting is counted, logged and shown to monitors when it finally
   // runs to completion, as in Valkey.
   if (c->flags & kClientBlocked) return;
   int64_t duration = MonotonicUs() - start;
   ++spec->stats.calls;
   spec->stats.usec += static_cast<uint64_t>(duration);
-  if (stats_.total_error_replies != errors_before) ++spec->stats.failed_calls;
+  // Error replies of the commands this one ran (EXEC's queue) failed those, not this one.
+  uint64_t errors = stats_.total_error_replies - errors_before;
+  if (errors > nested_errors_ - nested_before) ++spec->stats.failed_calls;
+  nested_errors_ = nested_before + errors;
   ++stats_.total_commands_processed;
   if (duration >= config_.slowlog_log_slower_than && config_.slowlog_log_slower_than >= 0 &&
       !(spec->flags & kCmdSkipSlowlog)) {
@@ -637,6 +680,7 @@ void Server::Execute(Client* c) {
 void CommandContext::KeyModified(Db* target, std::string_view key, int changes) {
   server.AddDirty(static_cast<uint64_t>(changes));
   server.blocking().MarkReady(target->index(), key);
+  server.watches().Touch(target, key);
 }
 
 void CommandContext::Dirty(int changes) { server.AddDirty(static_cast<uint64_t>(changes)); }

@@ -15,6 +15,8 @@
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/config.h"
+#include "server/transaction.h"
+#include "server/pubsub.h"
 #include "store/db.h"
 
 namespace vireo {
@@ -31,6 +33,7 @@ struct ServerStats {
   uint64_t net_output_bytes = 0;
   uint64_t evicted_clients = 0;
   uint64_t client_query_buffer_limit_disconnections = 0;
+  uint64_t client_output_buffer_limit_disconnections = 0;
   std::map<std::string, uint64_t> error_codes;  // INFO errorstats
   // Instantaneous ops/sec: samples taken by the periodic task.
   int64_t ops_sample_time_ms = 0;
@@ -98,8 +101,28 @@ class Server {
   // Applies CONFIG SET side effects (hz, maxclients, ...) after a successful change.
   void OnConfigChanged(std::string_view name);
 
-  // Runs one command for c (arguments in c->args), with all checks Valkey does first.
+  // Pub/Sub (server_pubsub.cc). DeliverPush appends a message frame built for RESP2 (its
+  // first '*' becomes '>' for RESP3 clients), bypassing CLIENT REPLY OFF as Valkey does, and
+  // cuts the client off when it passes its output buffer limit.
+  PubSub& pubsub() { return pubsub_; }
+  // Pushes for the client whose command is running wait until that command's reply is
+  // complete (as in Valkey 7.2+): a push inside a half-built reply would corrupt it.
+  void DeliverPush(Client* c, std::string_view frame);
+  // Queues c's output for the end of the event batch.
+  void QueueWrite(Client* c);
+  // client-output-buffer-limit for c's class; true when c was scheduled to close.
+  bool EnforceOutputLimit(Client* c);
+
+  // Runs one command for c (arguments in c->args), with all checks Valkey does first; inside
+  // MULTI it queues the command instead (server/transaction.h).
   void Execute(Client* c);
+  // Runs spec's handler for c->args with no checks, then counts it (stats, slow log,
+  // monitors): Execute's last step, and how EXEC runs its queue. start_us: MonotonicUs() when
+  // the command began.
+  void Call(Client* c, const CommandSpec* spec, int64_t start_us);
+
+  // WATCH: who watches which key (server/transaction.h).
+  WatchRegistry& watches() { return watches_; }
 
   // Blocking commands (server_blocking.cc).
   BlockingRegistry& blocking() { return blocking_; }
@@ -153,6 +176,11 @@ class Server {
   std::vector<Client*> paused_clients_;
   std::vector<Client*> to_close_;
   BlockingRegistry blocking_;
+  WatchRegistry watches_;
+  uint64_t nested_errors_ = 0;  // error replies of commands run inside another (Call)
+  PubSub pubsub_;
+  Client* executing_ = nullptr;  // whose command handler is running (pushes to it wait)
+  std::string deferred_pushes_;
   std::vector<Client*> unblocked_;
   Client* rerunning_ = nullptr;  // the blocked client whose command is running again
   bool serving_ready_ = false;

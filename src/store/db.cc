@@ -10,6 +10,8 @@ namespace vireo {
 namespace {
 
 ExpiredHook g_expired_hook = nullptr;
+AddedHook g_added_hook = nullptr;
+AddedHook g_miss_hook = nullptr;
 
 std::unique_ptr<HashTable<Entry>> NewKeyTable() {
   auto table = std::make_unique<HashTable<Entry>>();
@@ -22,6 +24,8 @@ std::unique_ptr<HashTable<Entry>> NewKeyTable() {
 }  // namespace
 
 void Db::SetExpiredHook(ExpiredHook hook) { g_expired_hook = hook; }
+void Db::SetAddedHook(AddedHook hook) { g_added_hook = hook; }
+void Db::SetMissHook(AddedHook hook) { g_miss_hook = hook; }
 
 Db::Db(int index, KeyspaceStats* stats)
     : index_(index), stats_(stats), table_(NewKeyTable()) {}
@@ -58,6 +62,7 @@ Entry* Db::Lookup(std::string_view key, bool touch) {
   Entry* e = Find(key);
   if (e == nullptr) {
     ++stats_->keyspace_misses;
+    if (g_miss_hook != nullptr) g_miss_hook(index_, key);
     return nullptr;
   }
   ++stats_->keyspace_hits;
@@ -69,6 +74,7 @@ Entry* Db::Add(std::string_view key) {
   Entry* e = NewEntry(key);
   e->SetLru(LruClock());
   table_->Insert(e);
+  if (g_added_hook != nullptr) g_added_hook(index_, key);
   return e;
 }
 
@@ -82,6 +88,7 @@ void Db::Attach(Entry* e) {
   e->next = nullptr;
   table_->Insert(e);
   if (e->expire_ms != 0) ++volatile_;
+  if (g_added_hook != nullptr) g_added_hook(index_, e->Key());
 }
 
 bool Db::Delete(std::string_view key, bool lazy) {

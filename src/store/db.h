@@ -23,6 +23,8 @@ struct KeyspaceStats {
 
 // Observer for key expiry (keyspace notifications and propagation attach here later).
 using ExpiredHook = void (*)(int db_index, std::string_view key);
+// Observer for key creation by Add or Attach (the "new" keyspace event).
+using AddedHook = void (*)(int db_index, std::string_view key);
 
 class Db {
  public:
@@ -91,6 +93,9 @@ class Db {
   void Prefetch(std::string_view key) const { table_->Prefetch(key); }
 
   static void SetExpiredHook(ExpiredHook hook);
+  static void SetAddedHook(AddedHook hook);
+  // Called by Lookup when the key is missing (the "keymiss" keyspace event).
+  static void SetMissHook(AddedHook hook);
 
  private:
   void DeleteExpired(Entry* e);

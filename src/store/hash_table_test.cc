@@ -175,7 +175,9 @@ TEST(HashTableTest, MaxLoadTwoHalvesTheBuckets) {
   for (size_t i = 0; i < 3000; ++i) {
     f.Add(KeyOf(0, i));
     // A grow starts at load 2 and ends at load <= 1.5.
-    if (!f.table.IsRehashing()) EXPECT_LE(f.table.Size(), 2 * f.table.BucketCount());
+    if (!f.table.IsRehashing()) {
+      EXPECT_LE(f.table.Size(), 2 * f.table.BucketCount());
+    }
   }
   while (f.table.RehashStep(1)) {
   }
