@@ -116,13 +116,17 @@ bool Set(Entry* e, std::string_view field, std::string_view value, const Limits&
   }
   if (!IsListpack(e)) return Table(e)->Set(field, value, expire_ms);
   unsigned char* pack = Lp(e);
+  bool added = false;
   if (pairpack::Pos f = pairpack::FindField(pack, field); f != nullptr) {
     e->obj = pairpack::Replace(pack, pairpack::Next(pack, f), value);
-    return false;
+  } else {
+    e->obj = pairpack::Append(pack, field, value);
+    added = true;
   }
-  e->obj = pairpack::Append(pack, field, value);
+  // Checked after updates too, as Valkey does: a limit lowered by CONFIG SET converts the hash
+  // at its next write of any kind.
   if (pairpack::Pairs(Lp(e)) > static_cast<size_t>(limits.max_entries)) ConvertToTable(e);
-  return true;
+  return added;
 }
 
 bool Delete(Entry* e, std::string_view field) {

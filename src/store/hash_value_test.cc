@@ -77,6 +77,14 @@ TEST_F(HashValueTest, ConvertsWhenCountPassesEntriesLimit) {
   EXPECT_EQ(Get("f0"), "updated");
 }
 
+TEST_F(HashValueTest, LoweredEntriesLimitConvertsOnAnUpdate) {
+  for (int i = 0; i < 3; ++i) hash::Set(e_, "f" + std::to_string(i), "v", limits_);
+  hash::Limits lowered{1, 8};  // CONFIG SET hash-max-listpack-entries 1
+  EXPECT_FALSE(hash::Set(e_, "f0", "again", lowered));
+  EXPECT_EQ(e_->encoding(), Encoding::kHashTable);  // as redis-server: HINCRBY converts too
+  EXPECT_EQ(Get("f0"), "again");
+}
+
 TEST_F(HashValueTest, ConvertsWhenFieldOrValuePassesValueLimit) {
   hash::Set(e_, "12345678", "12345678", limits_);  // exactly max_value: stays packed
   EXPECT_EQ(e_->encoding(), Encoding::kListPack);
