@@ -445,6 +445,13 @@ void CmdInfo(CommandContext& ctx) {
 
 }  // namespace
 
+size_t StartupMemory() { return g_startup_memory; }
+
+size_t PeakMemory(size_t used) {
+  g_peak_memory = std::max(g_peak_memory, used);
+  return g_peak_memory;
+}
+
 void RegisterInfoCommand(CommandTable& t) {
   g_startup_memory = UsedMemory();
   t.Add({.name = "info", .arity = -1, .flags = kCmdLoading | kCmdStale,

@@ -166,6 +166,7 @@ void RegisterServerCommands(CommandTable& t) {
   RegisterConfigCommand(t);
   RegisterCommandCommand(t);
   RegisterDebugCommand(t);
+  RegisterMemoryCommand(t);
 }
 
 }  // namespace vireo

@@ -2,6 +2,7 @@
 // own file); RegisterServerCommands in server_commands.cc registers them all.
 #pragma once
 
+#include <cstddef>
 #include <initializer_list>
 #include <string_view>
 
@@ -14,6 +15,11 @@ void RegisterInfoCommand(CommandTable& t);
 void RegisterConfigCommand(CommandTable& t);
 void RegisterCommandCommand(CommandTable& t);
 void RegisterDebugCommand(CommandTable& t);
+void RegisterMemoryCommand(CommandTable& t);
+
+// used_memory right after start-up, and the peak (raised to `used` first), as INFO shows them.
+size_t StartupMemory();
+size_t PeakMemory(size_t used);
 
 // The reply of `<COMMAND> HELP`: a usage line, `lines`, then HELP's own entry, each a status
 // string, as Valkey prints them.

@@ -65,6 +65,26 @@ size_t ResidentMemory() {
   return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
 
+void PurgeAllocator() {
+#ifdef VIREO_USE_JEMALLOC
+  char name[64];
+  snprintf(name, sizeof(name), "arena.%u.purge", static_cast<unsigned>(MALLCTL_ARENAS_ALL));
+  mallctl(name, nullptr, nullptr, nullptr, 0);
+#endif
+}
+
+std::string AllocatorStats() {
+#ifdef VIREO_USE_JEMALLOC
+  std::string out;
+  malloc_stats_print(
+      [](void* arg, const char* text) { static_cast<std::string*>(arg)->append(text); }, &out,
+      nullptr);
+  return out;
+#else
+  return "Stats not supported for the current allocator";
+#endif
+}
+
 const char* AllocatorName() {
 #ifdef VIREO_USE_JEMALLOC
   static char name[64];

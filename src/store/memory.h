@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "store/entry.h"
 
@@ -18,6 +19,10 @@ size_t UsedMemory();
 // Resident set size of the process, from /proc.
 size_t ResidentMemory();
 const char* AllocatorName();      // "jemalloc-5.3.0" / "libc"
+// MEMORY PURGE: returns dirty pages of every arena to the system (no-op without jemalloc).
+void PurgeAllocator();
+// MEMORY MALLOC-STATS: the allocator's statistics report, or Valkey's "not supported" text.
+std::string AllocatorStats();
 
 // Collection families register how their values are freed and measured.
 struct CollectionOps {
