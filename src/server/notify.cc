@@ -7,7 +7,10 @@ namespace {
 
 void OnKeyExpired(int db, std::string_view key) {
   Server* server = TheServer();
-  if (server != nullptr) NotifyKeyspaceEvent(*server, kNotifyExpired, "expired", db, key);
+  if (server == nullptr) return;
+  // A watched key that expires fails the watcher's EXEC from now on (CLIENT LIST flag d).
+  server->watches().Touch(server->db(db), key);
+  NotifyKeyspaceEvent(*server, kNotifyExpired, "expired", db, key);
 }
 
 void OnKeyAdded(int db, std::string_view key) {

@@ -91,6 +91,12 @@ def test_watched_key_expiring_fails_exec(server, r):
     # SET with a TTL and WATCH in one write: the key certainly exists at WATCH time.
     assert call_all(c, ["SET", "k", "v", "PX", "100"], ["WATCH", "k"]) == ["OK", "OK"]
     wait_for(lambda: r.exists("k") == 0)
+    # The expiry itself marks the watcher (CLIENT LIST flag d), before any EXEC.
+    if "vireo" in str(r.info("server").get("executable", "")) or "vireo_version" in r.info():
+        flags = [line.split(" flags=")[1].split(" ")[0]
+                 for line in r.execute_command("CLIENT", "LIST").splitlines()
+                 if " cmd=watch " in line]
+        assert flags == ["d"], flags
     assert call_all(c, ["MULTI"], ["PING"], ["EXEC"]) == ["OK", "QUEUED", None]
 
 
