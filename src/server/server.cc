@@ -249,6 +249,15 @@ void Server::HandleClientEvent(Client* c, uint32_t events) {
 void Server::ProcessInput(Client* c) {
   ParserLimits limits;
   limits.max_bulk_len = config_.proto_max_bulk_len;
+  // Look-ahead over a pipeline: the first argument of the next few complete commands has its
+  // bucket prefetched, so those cache misses overlap the current command's work. A parser of
+  // its own, so the real one's state is untouched; it stops at anything incomplete.
+  constexpr int kLookAhead = 8;
+  RequestParser ahead;
+  std::vector<std::string_view> ahead_args;
+  size_t ahead_off = 0;  // input bytes looked at, from InputData()
+  int ahead_cmds = 0;    // complete commands looked at beyond the current one
+  bool ahead_done = false;
   while (c->conn.InputSize() > 0 && !(c->flags & (kClientCloseAfterReply | kClientCloseAsap |
                                                   kClientPaused | kClientBlocked))) {
     limits.authenticated = c->authenticated;
@@ -275,12 +284,35 @@ void Server::ProcessInput(Client* c) {
         c->args.clear();
         break;
       }
+      if (!ahead_done && c->conn.InputSize() > consumed) {
+        if (ahead_off < consumed) ahead_off = consumed;
+        const char* data = c->conn.InputData();
+        size_t size = c->conn.InputSize();
+        Db* db = dbs_[static_cast<size_t>(c->db_index)].get();
+        while (ahead_cmds < kLookAhead && ahead_off < size) {
+          size_t n = 0;
+          RequestParser::Result ar =
+              ahead.Parse(data + ahead_off, size - ahead_off, limits, &n, &ahead_args);
+          if (ar == RequestParser::Result::kCommand) {
+            if (ahead_args.size() > 1) db->Prefetch(ahead_args[1]);
+            ++ahead_cmds;
+          } else if (ar != RequestParser::Result::kEmpty) {
+            ahead_done = true;
+            break;
+          }
+          ahead_off += n;
+          ahead_args.clear();
+        }
+        if (ahead_off >= size) ahead_done = true;
+      }
       Execute(c);
       if (blocking_.HasReady()) ServeReadyKeys();
       EnforceOutputLimit(c);
     }
     c->conn.ConsumeInput(consumed);
     c->args.clear();
+    ahead_off = ahead_off > consumed ? ahead_off - consumed : 0;
+    if (ahead_cmds > 0) --ahead_cmds;
   }
   if (c->conn.PendingOutput() > 0 && !(c->flags & kClientPendingWrite)) {
     c->flags |= kClientPendingWrite;

@@ -100,6 +100,20 @@ def test_bytes_one_at_a_time(sr, shared_server):
     assert [c.read_reply() for _ in replies] == replies
 
 
+def test_whole_mixed_stream_in_one_write(sr, shared_server):
+    # The server reads pipelines ahead (prefetching keys): empties, inline commands, bulks
+    # and a SELECT in the middle must still give exactly the replies in order.
+    data, replies = stream_and_replies()
+    c = shared_server.raw()
+    c.send(data * 3 + encode("SELECT", "1") + encode("SET", "k", "one") + encode("GET", "k"))
+    expected = []
+    for i in range(3):
+        expected += [r if r not in (1, 2) else r + 2 * i for r in replies]
+    assert [c.read_reply() for _ in expected] == expected
+    assert [c.read_reply() for _ in range(3)] == ["OK", "OK", b"one"]
+    assert sr.get("k") == "v\r\nv"
+
+
 def test_random_splits(sr, shared_server):
     data, replies = stream_and_replies()
     rng = random.Random(1234)
