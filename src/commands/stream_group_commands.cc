@@ -20,6 +20,20 @@ void ReplyNoGroup(CommandContext& ctx, std::string_view key, std::string_view gr
                   "'");
 }
 
+// The stream at argument 1 and its group named at argument 2 (XPENDING, XCLAIM, XAUTOCLAIM);
+// nullptr after replying WRONGTYPE or NOGROUP.
+StreamGroup* FindGroupOrReply(CommandContext& ctx, Stream** stream) {
+  bool wrong_type;
+  *stream = ReadStream(ctx, ctx.arg(1), &wrong_type);
+  if (wrong_type) {
+    ctx.reply.Error(errors::kWrongType);
+    return nullptr;
+  }
+  StreamGroup* g = *stream ? (*stream)->FindGroup(ctx.arg(2)) : nullptr;
+  if (g == nullptr) ReplyNoGroup(ctx, ctx.arg(1), ctx.arg(2));
+  return g;
+}
+
 void ReplySubcommandSyntax(CommandContext& ctx, const char* command) {
   ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
                   CText(ctx.arg(1).substr(0, 128)) + "'. Try " + command + " HELP.");
@@ -251,17 +265,9 @@ void CmdXPending(CommandContext& ctx) {
       has_consumer = true;
     }
   }
-  bool wrong_type;
-  Stream* s = ReadStream(ctx, ctx.arg(1), &wrong_type);
-  if (wrong_type) {
-    ctx.reply.Error(errors::kWrongType);
-    return;
-  }
-  StreamGroup* g = s ? s->FindGroup(ctx.arg(2)) : nullptr;
-  if (g == nullptr) {
-    ReplyNoGroup(ctx, ctx.arg(1), ctx.arg(2));
-    return;
-  }
+  Stream* s;
+  StreamGroup* g = FindGroupOrReply(ctx, &s);
+  if (g == nullptr) return;
   if (summary) {
     ctx.reply.Array(4);
     ctx.reply.Integer(static_cast<int64_t>(g->pel.size()));
@@ -325,17 +331,9 @@ void CmdXPending(CommandContext& ctx) {
 // XCLAIM key group consumer min-idle-time id [id ...] [IDLE ms] [TIME unix-time-milliseconds]
 //   [RETRYCOUNT count] [FORCE] [JUSTID] [LASTID lastid]
 void CmdXClaim(CommandContext& ctx) {
-  bool wrong_type;
-  Stream* s = ReadStream(ctx, ctx.arg(1), &wrong_type);
-  if (wrong_type) {
-    ctx.reply.Error(errors::kWrongType);
-    return;
-  }
-  StreamGroup* g = s ? s->FindGroup(ctx.arg(2)) : nullptr;
-  if (g == nullptr) {
-    ReplyNoGroup(ctx, ctx.arg(1), ctx.arg(2));
-    return;
-  }
+  Stream* s;
+  StreamGroup* g = FindGroupOrReply(ctx, &s);
+  if (g == nullptr) return;
   int64_t min_idle;
   if (!ParseInt64(ctx.arg(4), &min_idle)) {
     ctx.reply.Error("ERR Invalid min-idle-time argument for XCLAIM");
@@ -464,17 +462,9 @@ void CmdXAutoClaim(CommandContext& ctx) {
       return;
     }
   }
-  bool wrong_type;
-  Stream* s = ReadStream(ctx, ctx.arg(1), &wrong_type);
-  if (wrong_type) {
-    ctx.reply.Error(errors::kWrongType);
-    return;
-  }
-  StreamGroup* g = s ? s->FindGroup(ctx.arg(2)) : nullptr;
-  if (g == nullptr) {
-    ReplyNoGroup(ctx, ctx.arg(1), ctx.arg(2));
-    return;
-  }
+  Stream* s;
+  StreamGroup* g = FindGroupOrReply(ctx, &s);
+  if (g == nullptr) return;
   int64_t now = CommandTimeMs();
   StreamConsumer* consumer = g->FindConsumer(ctx.arg(3));
   if (consumer == nullptr) {
