@@ -39,8 +39,7 @@ bool FindHash(CommandContext& ctx, std::string_view key, bool for_write, Entry**
   }
   if (for_write) e->SetLru(LruClock());
   if (size_t n = hash::PurgeExpired(e, CommandTimeMs()); n != 0) {
-    CountExpiredHashFields(n);
-    if (DeleteIfEmpty(ctx, e, key)) return true;
+    if (FieldsExpired(ctx, e, key, n)) return true;
   }
   *out = e;
   return true;
@@ -55,6 +54,16 @@ Entry* AddHash(CommandContext& ctx, std::string_view key) {
 bool DeleteIfEmpty(CommandContext& ctx, Entry* e, std::string_view key) {
   if (hash::Length(e) != 0) return false;
   ctx.db->Delete(key);
+  return true;
+}
+
+bool FieldsExpired(CommandContext& ctx, Entry* e, std::string_view key, size_t n) {
+  CountExpiredHashFields(n);
+  // Not a write of the client's, but WATCH and blocked clients must see the change.
+  ctx.KeyModified(ctx.db, key, 0);
+  NotifyKeyspaceEvent(ctx, kNotifyHash, "hexpired", ctx.db, key);
+  if (!DeleteIfEmpty(ctx, e, key)) return false;
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, key);
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include "commands/hash_family.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "server/notify.h"
 #include "store/hash_field_expire.h"
 
 namespace vireo::hash_cmd {
@@ -101,17 +102,18 @@ void ExpireFields(CommandContext& ctx, bool seconds, bool absolute) {
   Entry* e;
   if (!FindHash(ctx, key, true, &e)) return;
   ctx.reply.Array(static_cast<size_t>(num_fields));
-  int changes = 0;
+  int updated = 0;
+  int deleted = 0;
   for (size_t i = first; i < ctx.argc(); ++i) {
     int result = e == nullptr ? -2 : hash::SetExpire(e, ctx.arg(i), when, condition, now);
-    if (result == 1 || result == 2) ++changes;
-    if (result == 2) CountExpiredHashFields(1);
+    updated += result == 1;
+    deleted += result == 2;
     ctx.reply.Integer(result);
   }
-  if (changes != 0) {
-    ctx.KeyModified(ctx.db, key, changes);
-    DeleteIfEmpty(ctx, e, key);
-  }
+  if (updated + deleted == 0) return;
+  ctx.KeyModified(ctx.db, key, updated + deleted);
+  if (updated != 0) NotifyKeyspaceEvent(ctx, kNotifyHash, "hexpire", ctx.db, key);
+  if (deleted != 0) FieldsExpired(ctx, e, key, static_cast<size_t>(deleted));
 }
 
 void CmdHExpire(CommandContext& ctx) { ExpireFields(ctx, true, false); }
@@ -171,7 +173,9 @@ void CmdHPersist(CommandContext& ctx) {
     if (result == 1) ++changes;
     ctx.reply.Integer(result);
   }
-  if (changes != 0) ctx.KeyModified(ctx.db, key, changes);
+  if (changes == 0) return;
+  ctx.KeyModified(ctx.db, key, changes);
+  NotifyKeyspaceEvent(ctx, kNotifyHash, "hpersist", ctx.db, key);
 }
 
 // Options of HGETEX / HSETEX before their FIELDS block.
@@ -283,7 +287,6 @@ void CmdHGetEx(CommandContext& ctx) {
     ReplyItem(ctx.reply, value);  // before the field changes
     if (expire_now) {
       hash::Delete(e, ctx.arg(i));
-      CountExpiredHashFields(1);
       ++changes;
     } else if (set_expiry) {
       changes += hash::SetExpire(e, ctx.arg(i), when, hash::kNone, now) == 1 ? 1 : 0;
@@ -291,9 +294,12 @@ void CmdHGetEx(CommandContext& ctx) {
       changes += hash::Persist(e, ctx.arg(i)) == 1 ? 1 : 0;
     }
   }
-  if (changes != 0) {
-    ctx.KeyModified(ctx.db, key, changes);
-    DeleteIfEmpty(ctx, e, key);
+  if (changes == 0) return;
+  ctx.KeyModified(ctx.db, key, changes);
+  if (expire_now) {
+    FieldsExpired(ctx, e, key, static_cast<size_t>(changes));
+  } else {
+    NotifyKeyspaceEvent(ctx, kNotifyHash, set_expiry ? "hexpire" : "hpersist", ctx.db, key);
   }
 }
 
@@ -352,18 +358,25 @@ void CmdHSetEx(CommandContext& ctx) {
   int changes = 0;
   for (size_t i = first; i < ctx.argc(); i += 2) {
     if (expire_now) {
-      if (hash::Delete(e, ctx.arg(i))) {
-        CountExpiredHashFields(1);
-        ++changes;
-      }
+      changes += hash::Delete(e, ctx.arg(i)) ? 1 : 0;
     } else {
       hash::Set(e, ctx.arg(i), ctx.arg(i + 1), limits, expire);
       ++changes;
     }
   }
-  if (changes != 0) ctx.KeyModified(ctx.db, key, changes);
-  DeleteIfEmpty(ctx, e, key);
   ctx.reply.Integer(1);
+  if (changes != 0) ctx.KeyModified(ctx.db, key, changes);
+  if (expire_now) {
+    // Fields written with a time already past are gone at once, as if they had expired.
+    if (changes != 0) {
+      FieldsExpired(ctx, e, key, static_cast<size_t>(changes));
+    } else {
+      DeleteIfEmpty(ctx, e, key);  // a hash just created for nothing leaves no trace
+    }
+    return;
+  }
+  NotifyKeyspaceEvent(ctx, kNotifyHash, "hset", ctx.db, key);
+  if (opt.flags & kOptAnyTime) NotifyKeyspaceEvent(ctx, kNotifyHash, "hexpire", ctx.db, key);
 }
 
 }  // namespace

@@ -21,6 +21,9 @@ bool FindHash(CommandContext& ctx, std::string_view key, bool for_write, Entry**
 Entry* AddHash(CommandContext& ctx, std::string_view key);
 // Deletes key when its hash is empty; returns true if it did.
 bool DeleteIfEmpty(CommandContext& ctx, Entry* e, std::string_view key);
+// After n fields of key were removed because their TTL passed: counts them, fires "hexpired"
+// (then "del" if the hash went with them, returning true) and invalidates WATCHes.
+bool FieldsExpired(CommandContext& ctx, Entry* e, std::string_view key, size_t n);
 
 // Replies a field or value as a bulk string.
 inline void ReplyItem(ReplyBuilder& reply, const hash::Item& item) {

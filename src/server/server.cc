@@ -485,7 +485,15 @@ void Server::Cron() {
     expire_next_db_ = (expire_next_db_ + (out_of_time ? n : 1)) % dbs_.size();
     // Hash fields with their own TTL: a bounded sweep per database (a no-op while no hash has
     // a volatile field).
-    for (auto& db : dbs_) ActiveExpireHashFields(db.get(), buckets, CommandTimeMs());
+    for (auto& db : dbs_) {
+      Db* d = db.get();
+      auto on_expired = [this, d](std::string_view key, size_t, bool deleted) {
+        watches_.Touch(d, key);
+        NotifyKeyspaceEvent(*this, kNotifyHash, "hexpired", d->index(), key);
+        if (deleted) NotifyKeyspaceEvent(*this, kNotifyGeneric, "del", d->index(), key);
+      };
+      ActiveExpireHashFields(d, buckets, CommandTimeMs(), kActiveExpireMaxFields, on_expired);
+    }
     keyspace_stats_.expire_cycle_cpu_us += static_cast<uint64_t>(MonotonicUs() - start);
   }
   for (auto& db : dbs_) db->Housekeeping();

@@ -23,21 +23,28 @@ std::unordered_map<const Db*, uint64_t>& Cursors() {
 uint64_t ExpiredHashFields() { return g_expired_fields; }
 void CountExpiredHashFields(size_t n) { g_expired_fields += n; }
 
-size_t ActiveExpireHashFields(Db* db, size_t buckets, int64_t now_ms, size_t max_fields) {
+size_t ActiveExpireHashFields(Db* db, size_t buckets, int64_t now_ms, size_t max_fields,
+                              const FieldsExpiredFn& on_expired) {
   if (HashFieldTable::VolatileTables() == 0 || db->Size() == 0) return 0;
   uint64_t& cursor = Cursors()[db];
   size_t removed = 0;
-  std::vector<std::string> emptied;  // deleted after the scan: Scan forbids removals
+  struct Purged {
+    std::string key;
+    size_t fields;
+    bool emptied;
+  };
+  std::vector<Purged> purged;  // reported (and emptied hashes deleted) after the scan:
+                               // Scan forbids removals
   for (size_t i = 0; i < buckets && removed < max_fields; ++i) {
     bool unfinished = false;
     uint64_t next = db->Scan(cursor, [&](Entry* e) {
       if (e->type() != ObjType::kHash || e->encoding() != Encoding::kHashTable) return;
       size_t n = hash::PurgeExpired(e, now_ms, max_fields - std::min(removed, max_fields));
+      if (n == 0) return;
       removed += n;
       const HashFieldTable* t = hash::Table(e);
-      if (t->Size() == 0) {
-        emptied.emplace_back(e->Key());
-      } else if (t->VolatileCount() != 0 && t->MinExpire() < now_ms) {
+      purged.push_back({std::string(e->Key()), n, t->Size() == 0});
+      if (t->Size() != 0 && t->VolatileCount() != 0 && t->MinExpire() < now_ms) {
         unfinished = true;  // out of budget with expired fields left: revisit this bucket
       }
     });
@@ -45,8 +52,13 @@ size_t ActiveExpireHashFields(Db* db, size_t buckets, int64_t now_ms, size_t max
     cursor = next;
     if (cursor == 0) break;
   }
-  for (const std::string& key : emptied) db->Delete(key);
+  for (const Purged& p : purged) {
+    if (p.emptied) db->Delete(p.key);
+  }
   g_expired_fields += removed;
+  if (on_expired) {
+    for (const Purged& p : purged) on_expired(p.key, p.fields, p.emptied);
+  }
   return removed;
 }
 
