@@ -18,6 +18,8 @@
 
 namespace vireo {
 
+struct CommandSpec;
+
 enum ClientFlag : uint32_t {
   kClientMonitor = 1u << 0,
   kClientCloseAfterReply = 1u << 1,  // QUIT, protocol errors: close once the reply is out
@@ -46,6 +48,15 @@ struct Client {
   IoWatcher watcher;
   RequestParser parser;
   std::vector<std::string_view> args;  // the command being executed
+  // Commands of a pipeline parsed ahead of their turn (Server::ProcessInput), kept here so
+  // their vectors are reused rather than allocated per read.
+  static constexpr size_t kLookAhead = 8;
+  std::vector<std::string_view> ahead[kLookAhead];
+  // The last command name looked up, byte for byte as sent, and its table entry: a pipeline
+  // repeats names, and comparing a few bytes is cheaper than the table's case-folding lookup.
+  char cached_cmd_name[16];
+  size_t cached_cmd_len = 0;
+  const CommandSpec* cached_cmd = nullptr;
   ReplyBuilder reply;
   std::string discard;  // replies of CLIENT REPLY OFF/SKIP go here and are dropped
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "commands/context.h"
 #include "commands/errors.h"
@@ -249,21 +250,40 @@ void Server::HandleClientEvent(Client* c, uint32_t events) {
 void Server::ProcessInput(Client* c) {
   ParserLimits limits;
   limits.max_bulk_len = config_.proto_max_bulk_len;
-  // Look-ahead over a pipeline: the first argument of the next few complete commands has its
-  // bucket prefetched, so those cache misses overlap the current command's work. A parser of
-  // its own, so the real one's state is untouched; it stops at anything incomplete.
-  constexpr int kLookAhead = 8;
-  RequestParser ahead;
-  std::vector<std::string_view> ahead_args;
-  size_t ahead_off = 0;  // input bytes looked at, from InputData()
-  int ahead_cmds = 0;    // complete commands looked at beyond the current one
+  limits.authenticated = c->authenticated;
+  // Look-ahead over a pipeline: the next few complete commands are parsed before their turn
+  // and the bucket of each one's first argument prefetched, so those cache misses overlap the
+  // current command's work; they then run from that parse instead of being parsed again. A
+  // parser of its own, so the client's is untouched; it takes only multibulk commands (inline
+  // ones live in the parser's storage) and stops at anything else.
+  constexpr size_t kLookAhead = Client::kLookAhead;
+  size_t ahead_bytes[kLookAhead];  // ring over c->ahead: commands after the current one
+  size_t ahead_head = 0;
+  size_t ahead_count = 0;
+  size_t ahead_off = 0;  // input bytes parsed ahead, from InputData()
   bool ahead_done = false;
+  RequestParser ahead_parser;
   while (c->conn.InputSize() > 0 && !(c->flags & (kClientCloseAfterReply | kClientCloseAsap |
                                                   kClientPaused | kClientBlocked))) {
-    limits.authenticated = c->authenticated;
+    if (limits.authenticated != c->authenticated) {
+      // AUTH or RESET changed the request limits: what was parsed ahead under the old ones
+      // is parsed again.
+      limits.authenticated = c->authenticated;
+      ahead_count = 0;
+      ahead_off = 0;
+      ahead_done = false;
+    }
     size_t consumed = 0;
-    RequestParser::Result r = c->parser.Parse(c->conn.InputData(), c->conn.InputSize(), limits,
-                                              &consumed, &c->args);
+    RequestParser::Result r;
+    if (ahead_count > 0) {
+      c->args.swap(c->ahead[ahead_head]);
+      consumed = ahead_bytes[ahead_head];
+      ahead_head = (ahead_head + 1) % kLookAhead;
+      --ahead_count;
+      r = RequestParser::Result::kCommand;
+    } else {
+      r = c->parser.Parse(c->conn.InputData(), c->conn.InputSize(), limits, &consumed, &c->args);
+    }
     if (r == RequestParser::Result::kIncomplete) break;
     if (r == RequestParser::Result::kError) {
       // Valkey replies the protocol error (unless replies are off), then closes the connection.
@@ -284,26 +304,24 @@ void Server::ProcessInput(Client* c) {
         c->args.clear();
         break;
       }
-      if (!ahead_done && c->conn.InputSize() > consumed) {
+      if (!ahead_done) {
         if (ahead_off < consumed) ahead_off = consumed;
         const char* data = c->conn.InputData();
         size_t size = c->conn.InputSize();
         Db* db = dbs_[static_cast<size_t>(c->db_index)].get();
-        while (ahead_cmds < kLookAhead && ahead_off < size) {
-          size_t n = 0;
-          RequestParser::Result ar =
-              ahead.Parse(data + ahead_off, size - ahead_off, limits, &n, &ahead_args);
-          if (ar == RequestParser::Result::kCommand) {
-            if (ahead_args.size() > 1) db->Prefetch(ahead_args[1]);
-            ++ahead_cmds;
-          } else if (ar != RequestParser::Result::kEmpty) {
+        while (ahead_count < kLookAhead && ahead_off < size) {
+          size_t slot = (ahead_head + ahead_count) % kLookAhead;
+          std::vector<std::string_view>& args = c->ahead[slot];
+          if (data[ahead_off] != '*' ||
+              ahead_parser.Parse(data + ahead_off, size - ahead_off, limits, &ahead_bytes[slot],
+                                 &args) != RequestParser::Result::kCommand) {
             ahead_done = true;
             break;
           }
-          ahead_off += n;
-          ahead_args.clear();
+          ++ahead_count;
+          if (args.size() > 1) db->Prefetch(args[1]);
+          ahead_off += ahead_bytes[slot];
         }
-        if (ahead_off >= size) ahead_done = true;
       }
       Execute(c);
       if (blocking_.HasReady()) ServeReadyKeys();
@@ -312,7 +330,6 @@ void Server::ProcessInput(Client* c) {
     c->conn.ConsumeInput(consumed);
     c->args.clear();
     ahead_off = ahead_off > consumed ? ahead_off - consumed : 0;
-    if (ahead_cmds > 0) --ahead_cmds;
   }
   if (c->conn.PendingOutput() > 0 && !(c->flags & kClientPendingWrite)) {
     c->flags |= kClientPendingWrite;
@@ -610,7 +627,17 @@ void Server::Execute(Client* c) {
   // A refusal below marks an open transaction failed (server/transaction.h).
   RejectionGuard rejection_guard(*this, c);
 
-  const CommandSpec* cmd = Commands().Find(args[0]);
+  const CommandSpec* cmd = c->cached_cmd;
+  std::string_view name = args[0];
+  if (cmd == nullptr || name.size() != c->cached_cmd_len ||
+      std::memcmp(name.data(), c->cached_cmd_name, name.size()) != 0) {
+    cmd = Commands().Find(name);
+    if (cmd != nullptr && name.size() <= sizeof(c->cached_cmd_name)) {
+      std::memcpy(c->cached_cmd_name, name.data(), name.size());
+      c->cached_cmd_len = name.size();
+      c->cached_cmd = cmd;
+    }
+  }
   const CommandSpec* spec = cmd;
   if (cmd == nullptr) {
     std::string list;

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 import redis
 
-from conftest import RespError, redis_cli
+from conftest import RawConnection, RespError, redis_cli
 
 PASSWORD = "s3cret"
 WRONGPASS = RespError("WRONGPASS invalid username-password pair or user is disabled.")
@@ -95,6 +95,19 @@ def test_unauthenticated_request_limits(protected):
     assert c.call("AUTH", PASSWORD) == "OK"
     assert c.call("MSET", *(["k", "v"] * 20)) == "OK"
     assert c.call("ECHO", "x" * 100000) == b"x" * 100000
+
+
+def test_limits_follow_auth_inside_one_pipeline(protected):
+    # The server parses pipelined commands ahead of running them: each must still be held to
+    # the limits in force when its turn comes.
+    encode = RawConnection.encode
+    mset = encode("MSET", *(["k", "v"] * 20))
+    c = protected.raw()
+    c.send(encode("AUTH", PASSWORD) + mset + encode("RESET") + mset)
+    assert c.read_reply() == "OK"
+    assert c.read_reply() == "OK"
+    assert c.read_reply() == "RESET"
+    assert c.read_until_closed() == b"-ERR Protocol error: unauthenticated multibulk length\r\n"
 
 
 def test_redis_py(protected):
