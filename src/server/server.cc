@@ -257,7 +257,11 @@ void Server::ProcessInput(Client* c) {
   // parser of its own, so the client's is untouched; it takes only multibulk commands (inline
   // ones live in the parser's storage) and stops at anything else.
   constexpr size_t kLookAhead = Client::kLookAhead;
+  // The bucket of a key prefetched this many commands ahead has arrived: its first entry is
+  // prefetched next (a second miss overlapped).
+  constexpr size_t kEntryDistance = 3;
   size_t ahead_bytes[kLookAhead];  // ring over c->ahead: commands after the current one
+  uint64_t ahead_hash[kLookAhead];  // of each one's first argument, when it has one
   size_t ahead_head = 0;
   size_t ahead_count = 0;
   size_t ahead_off = 0;  // input bytes parsed ahead, from InputData()
@@ -275,11 +279,23 @@ void Server::ProcessInput(Client* c) {
     }
     size_t consumed = 0;
     RequestParser::Result r;
+    bool hashed = false;  // the look-ahead computed args[1]'s hash: key_hash
+    uint64_t key_hash = 0;
     if (ahead_count > 0) {
       c->args.swap(c->ahead[ahead_head]);
       consumed = ahead_bytes[ahead_head];
+      if (c->args.size() > 1) {
+        hashed = true;
+        key_hash = ahead_hash[ahead_head];  // a copy: the slot is refilled below
+      }
       ahead_head = (ahead_head + 1) % kLookAhead;
       --ahead_count;
+      if (ahead_count >= kEntryDistance) {
+        size_t later = (ahead_head + kEntryDistance - 1) % kLookAhead;
+        if (c->ahead[later].size() > 1) {
+          dbs_[static_cast<size_t>(c->db_index)]->PrefetchEntry(ahead_hash[later]);
+        }
+      }
       r = RequestParser::Result::kCommand;
     } else {
       r = c->parser.Parse(c->conn.InputData(), c->conn.InputSize(), limits, &consumed, &c->args);
@@ -319,11 +335,17 @@ void Server::ProcessInput(Client* c) {
             break;
           }
           ++ahead_count;
-          if (args.size() > 1) db->Prefetch(args[1]);
+          if (args.size() > 1) ahead_hash[slot] = db->Prefetch(args[1]);
           ahead_off += ahead_bytes[slot];
         }
       }
+      Db* hinted = nullptr;
+      if (hashed) {
+        hinted = dbs_[static_cast<size_t>(c->db_index)].get();
+        hinted->HintHash(c->args[1], key_hash);
+      }
       Execute(c);
+      if (hinted != nullptr) hinted->ClearHint();  // before its bytes are consumed
       if (blocking_.HasReady()) ServeReadyKeys();
       EnforceOutputLimit(c);
     }

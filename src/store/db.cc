@@ -37,7 +37,7 @@ bool Db::IsExpired(const Entry* e) {
 }
 
 void Db::DeleteExpired(Entry* e) {
-  table_->Remove(e->Key());
+  table_->Remove(e->Key(), KeyHash(e->Key()));
   --volatile_;
   ++stats_->expired_keys;
   // The hook runs while the unlinked entry still owns the key bytes, so no copy is needed.
@@ -50,7 +50,7 @@ void Db::DeleteExpired(Entry* e) {
 }
 
 Entry* Db::Find(std::string_view key) {
-  Entry* e = table_->Find(key);
+  Entry* e = table_->Find(key, KeyHash(key));
   if (e != nullptr && IsExpired(e)) {
     DeleteExpired(e);
     return nullptr;
@@ -73,20 +73,20 @@ Entry* Db::Lookup(std::string_view key, bool touch) {
 Entry* Db::Add(std::string_view key) {
   Entry* e = NewEntry(key);
   e->SetLru(LruClock());
-  table_->Insert(e);
+  table_->Insert(e, KeyHash(key));
   if (g_added_hook != nullptr) g_added_hook(index_, key);
   return e;
 }
 
 Entry* Db::Detach(std::string_view key) {
-  Entry* e = table_->Remove(key);
+  Entry* e = table_->Remove(key, KeyHash(key));
   if (e != nullptr && e->expire_ms != 0) --volatile_;
   return e;
 }
 
 void Db::Attach(Entry* e) {
   e->next = nullptr;
-  table_->Insert(e);
+  table_->Insert(e, KeyHash(e->Key()));
   if (e->expire_ms != 0) ++volatile_;
   if (g_added_hook != nullptr) g_added_hook(index_, e->Key());
 }
@@ -106,7 +106,7 @@ bool Db::Delete(std::string_view key, bool lazy) {
 void Db::ReplaceEntry(Entry* old_entry, Entry* new_entry) {
   if (old_entry->expire_ms != 0) --volatile_;
   if (new_entry->expire_ms != 0) ++volatile_;
-  table_->Replace(old_entry, new_entry);
+  table_->Replace(old_entry, new_entry, KeyHash(old_entry->Key()));
   FreeEntry(old_entry);
 }
 

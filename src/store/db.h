@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string_view>
 #include <vector>
 
+#include "common/hash.h"
 #include "store/entry.h"
 #include "store/hash_table.h"
 
@@ -90,7 +92,18 @@ class Db {
   size_t ActiveExpire(size_t buckets);
   // Incremental rehash / shrink housekeeping (periodic task).
   void Housekeeping();
-  void Prefetch(std::string_view key) const { table_->Prefetch(key); }
+
+  // Pipelined look-ahead (Server::ProcessInput): Prefetch starts loading key's bucket and
+  // returns key's hash; PrefetchEntry, a few commands later, the first entry of that bucket;
+  // HintHash lets the command that then runs on key skip hashing it again. The hinted bytes
+  // must stay valid and unchanged until ClearHint.
+  uint64_t Prefetch(std::string_view key) const { return table_->Prefetch(key); }
+  void PrefetchEntry(uint64_t hash) const { table_->PrefetchChain(hash); }
+  void HintHash(std::string_view key, uint64_t hash) {
+    hint_key_ = key;
+    hint_hash_ = hash;
+  }
+  void ClearHint() { hint_key_ = {}; }
 
   static void SetExpiredHook(ExpiredHook hook);
   static void SetAddedHook(AddedHook hook);
@@ -99,10 +112,20 @@ class Db {
 
  private:
   void DeleteExpired(Entry* e);
+  uint64_t KeyHash(std::string_view key) const {
+    if (key.size() == hint_key_.size() && hint_key_.data() != nullptr &&
+        (key.data() == hint_key_.data() ||
+         std::memcmp(key.data(), hint_key_.data(), key.size()) == 0)) {
+      return hint_hash_;
+    }
+    return HashBytes(key);
+  }
 
   int index_;
   KeyspaceStats* stats_;
   std::unique_ptr<HashTable<Entry>> table_;
+  std::string_view hint_key_;  // see HintHash
+  uint64_t hint_hash_ = 0;
   size_t volatile_ = 0;
   uint64_t expire_cursor_ = 0;
   std::vector<Entry*> expire_batch_;  // ActiveExpire's scratch, kept to avoid reallocating

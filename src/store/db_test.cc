@@ -26,6 +26,34 @@ TEST(Db, AddFindDelete) {
   EXPECT_EQ(db.Find("k"), nullptr);
 }
 
+// The look-ahead's hash hint applies to the hinted key's bytes only, wherever they live, and
+// never to another key. A wrong hash would send the operations to the wrong bucket: the
+// wrong-hint case would then miss keys that are there.
+TEST(Db, HashHintServesOnlyItsKey) {
+  KeyspaceStats stats;
+  Db db(0, &stats);
+  for (int i = 0; i < 1000; ++i) db.Add("key:" + std::to_string(i));
+  std::string hinted = "key:7";
+  uint64_t hash = db.Prefetch(hinted);
+  db.PrefetchEntry(hash);
+  db.HintHash(hinted, hash);
+  std::string copy = hinted;  // same bytes elsewhere: the hint still holds
+  ASSERT_NE(db.Find(copy), nullptr);
+  for (int i = 0; i < 1000; ++i) {  // other keys are hashed as usual
+    ASSERT_NE(db.Find("key:" + std::to_string(i)), nullptr) << i;
+  }
+  EXPECT_TRUE(db.Delete(copy));
+  EXPECT_EQ(db.Find(hinted), nullptr);
+  db.Add(hinted);
+  db.ClearHint();
+  EXPECT_NE(db.Find("key:7"), nullptr);
+  // A hint whose hash is not its key's must not be used for a different key.
+  db.HintHash("key:8", 12345);
+  EXPECT_NE(db.Find("key:9"), nullptr);
+  db.ClearHint();
+  EXPECT_EQ(db.Size(), 1000u);
+}
+
 TEST(Db, LookupCountsHitsAndMisses) {
   KeyspaceStats stats;
   Db db(0, &stats);

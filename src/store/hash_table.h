@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "common/hash.h"
+
 namespace vireo {
 
 template <typename Node>
@@ -36,18 +38,29 @@ class HashTable {
   size_t BucketCount() const;
   bool IsRehashing() const;
 
-  Node* Find(std::string_view key) const;
+  // Each keyed operation also comes with `hash` = HashBytes(key) given by a caller that has
+  // it already (the keyspace's pipeline look-ahead), saving the hashing.
+  Node* Find(std::string_view key) const { return Find(key, HashBytes(key)); }
+  Node* Find(std::string_view key, uint64_t hash) const;
   // Links node in; the caller guarantees no node with the same key is present.
-  void Insert(Node* node);
+  void Insert(Node* node) { Insert(node, HashBytes(node->Key())); }
+  void Insert(Node* node, uint64_t hash);
   // Unlinks and returns the node with key, or nullptr. Does not free it.
-  Node* Remove(std::string_view key);
+  Node* Remove(std::string_view key) { return Remove(key, HashBytes(key)); }
+  Node* Remove(std::string_view key, uint64_t hash);
   // Replaces old_node (present in the table) by new_node with the same key, in place.
-  void Replace(Node* old_node, Node* new_node);
+  void Replace(Node* old_node, Node* new_node) {
+    Replace(old_node, new_node, HashBytes(old_node->Key()));
+  }
+  void Replace(Node* old_node, Node* new_node, uint64_t hash);
 
   // Hints the CPU to load the bucket slot(s) key would hash to, so a batch of lookups can
   // overlap their cache misses: Prefetch every key first, then Find each. Never faults,
-  // changes nothing, and costs one hash of key.
-  void Prefetch(std::string_view key) const;
+  // changes nothing, and costs one hash of key, which it returns.
+  uint64_t Prefetch(std::string_view key) const;
+  // The second stage, once the bucket has had time to arrive: loads it and hints the first
+  // node of its chain.
+  void PrefetchChain(uint64_t hash) const;
 
   // One SCAN step: calls fn(Node*) for every node in the bucket(s) at cursor and returns the
   // next cursor (0 when the scan is complete). Every node present for the whole scan is

@@ -104,10 +104,9 @@ bool HashTable<Node>::IsRehashing() const {
 }
 
 template <typename Node>
-Node* HashTable<Node>::Find(std::string_view key) const {
+Node* HashTable<Node>::Find(std::string_view key, uint64_t hash) const {
   using hash_table_internal::FindInChain;
   if (buckets_[0] == nullptr) return nullptr;
-  uint64_t hash = HashBytes(key);
   size_t index = hash & Mask(0);
   if (!IsRehashing()) return FindInChain(buckets_[0][index], key);
   // Buckets of table 0 below rehash_index_ are empty; new keys are only in table 1.
@@ -118,15 +117,24 @@ Node* HashTable<Node>::Find(std::string_view key) const {
 }
 
 template <typename Node>
-void HashTable<Node>::Prefetch(std::string_view key) const {
-  if (buckets_[0] == nullptr) return;
+uint64_t HashTable<Node>::Prefetch(std::string_view key) const {
   uint64_t hash = HashBytes(key);
+  if (buckets_[0] == nullptr) return hash;
   __builtin_prefetch(&buckets_[0][hash & Mask(0)]);
   if (IsRehashing()) __builtin_prefetch(&buckets_[1][hash & Mask(1)]);
+  return hash;
 }
 
 template <typename Node>
-void HashTable<Node>::Insert(Node* node) {
+void HashTable<Node>::PrefetchChain(uint64_t hash) const {
+  if (buckets_[0] == nullptr) return;
+  // While rehashing, new keys live in table 1; a key of table 0 costs a miss, as before.
+  const Node* head = IsRehashing() ? buckets_[1][hash & Mask(1)] : buckets_[0][hash & Mask(0)];
+  if (head != nullptr) __builtin_prefetch(head);
+}
+
+template <typename Node>
+void HashTable<Node>::Insert(Node* node, uint64_t hash) {
   if (IsRehashing()) {
     RehashStep(StepsPerMutation());
   } else if (buckets_[0] == nullptr) {
@@ -138,19 +146,19 @@ void HashTable<Node>::Insert(Node* node) {
     StartRehash(log2_[0] + 1);
   }
   int table = IsRehashing() ? 1 : 0;
-  size_t index = HashBytes(node->Key()) & Mask(table);
+  size_t index = hash & Mask(table);
   node->next = buckets_[table][index];
   buckets_[table][index] = node;
   ++used_[table];
 }
 
 template <typename Node>
-Node* HashTable<Node>::Remove(std::string_view key) {
+Node* HashTable<Node>::Remove(std::string_view key, uint64_t hash) {
   if (Size() == 0) return nullptr;
   if (IsRehashing()) RehashStep(StepsPerMutation());
   int table = 0;
   Node** link = FindLink(
-      HashBytes(key), [key](const Node* n) { return hash_table_internal::KeyEquals(n, key); },
+      hash, [key](const Node* n) { return hash_table_internal::KeyEquals(n, key); },
       &table);
   if (link == nullptr) return nullptr;
   Node* node = *link;
@@ -161,10 +169,10 @@ Node* HashTable<Node>::Remove(std::string_view key) {
 }
 
 template <typename Node>
-void HashTable<Node>::Replace(Node* old_node, Node* new_node) {
+void HashTable<Node>::Replace(Node* old_node, Node* new_node, uint64_t hash) {
   int table = 0;
   Node** link = FindLink(
-      HashBytes(old_node->Key()), [old_node](const Node* n) { return n == old_node; }, &table);
+      hash, [old_node](const Node* n) { return n == old_node; }, &table);
   assert(link != nullptr && "Replace: old_node is not in the table");
   if (link == nullptr) return;
   new_node->next = old_node->next;
