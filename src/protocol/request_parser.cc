@@ -43,6 +43,22 @@ namespace {
 // Reads a canonical decimal of at most 18 digits at *p that "\r" and one more byte follow;
 // moves *p past the line. Anything else is left to the general parser.
 inline bool ReadShortCount(const char** p, const char* end, int64_t* out) {
+  // Counts of one or two digits are nearly all of them (argument counts, command names, keys).
+  const char* s = *p;
+  if (end - s >= 4) {
+    unsigned d0 = static_cast<unsigned char>(s[0]) - '0';
+    unsigned d1 = static_cast<unsigned char>(s[1]) - '0';
+    if (d0 < 10 && s[1] == '\r') {
+      *out = d0;
+      *p = s + 3;
+      return true;
+    }
+    if (d0 - 1 < 9 && d1 < 10 && s[2] == '\r') {
+      *out = d0 * 10 + d1;
+      *p = s + 4;
+      return true;
+    }
+  }
   const char* digits = *p;
   const char* q = digits;
   int64_t v = 0;
