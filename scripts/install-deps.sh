@@ -7,6 +7,7 @@ set -euo pipefail
 PACKAGES=(
   g++ cmake ninja-build make pkg-config
   libgtest-dev libxxhash-dev libjemalloc-dev liblzf-dev libssl-dev liblua5.1-0-dev libedit-dev
+  lua-cjson-dev lua-bitop-dev  # cjson and bit for scripts
   python3 python3-pytest python3-redis
   redis-server redis-tools   # reference peers for tests/compat and bench/compare
   valgrind                   # bench/compare --callgrind

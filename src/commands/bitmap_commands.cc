@@ -14,6 +14,7 @@
 #include "common/numbers.h"
 #include "server/notify.h"
 #include "server/server.h"
+#include "store/access_clock.h"
 #include "store/memory.h"
 #include "store/value.h"
 
@@ -36,7 +37,7 @@ constexpr const char* kBitfieldRoError = "ERR BITFIELD_RO only supports the GET 
 // Key's live entry for a write: no hit/miss stats, the access clock moves as on a read.
 Entry* FindForWrite(Db* db, std::string_view key) {
   Entry* e = db->Find(key);
-  if (e != nullptr) e->SetLru(LruClock());
+  if (e != nullptr) TouchAccess(e);
   return e;
 }
 

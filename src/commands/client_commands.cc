@@ -1,5 +1,6 @@
 // Client family: CLIENT (ID, SETNAME, GETNAME, LIST, INFO, KILL, REPLY, NO-EVICT, NO-TOUCH,
-// PAUSE, UNPAUSE, SETINFO, GETREDIR, UNBLOCK, HELP) and MONITOR.
+// PAUSE, UNPAUSE, SETINFO, TRACKING, CACHING, GETREDIR, TRACKINGINFO, UNBLOCK, HELP) and
+// MONITOR.
 #include <algorithm>
 #include <cstdio>
 #include <limits>
@@ -41,6 +42,9 @@ std::string ClientFlagLetters(const Client& c) {
   if (c.flags & kClientPubSub) f += 'P';
   if (c.flags & kClientMulti) f += 'x';
   if (c.flags & (kClientBlocked | kClientPaused)) f += 'b';
+  if (c.flags & kClientTracking) f += 't';
+  if (c.flags & kClientTrackingBrokenRedir) f += 'R';
+  if (c.flags & kClientTrackingBcast) f += 'B';
   if (c.flags & kClientDirtyCas) f += 'd';
   if (c.flags & kClientCloseAfterReply) f += 'c';
   if (c.flags & kClientCloseAsap) f += 'A';
@@ -98,7 +102,9 @@ std::string ClientInfoLine(const Client& c, const std::string& current) {
   }
   line += " user=";
   line += c.user;
-  snprintf(buf, sizeof(buf), " redir=-1 resp=%d lib-name=", c.resp);
+  snprintf(buf, sizeof(buf), " redir=%lld resp=%d lib-name=",
+           (c.flags & kClientTracking) ? static_cast<long long>(c.tracking_redirect) : -1LL,
+           c.resp);
   line += buf;
   line += c.lib_name;
   line += " lib-ver=";
@@ -400,10 +406,146 @@ void CmdClientSetInfo(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// CLIENT TRACKING ON|OFF [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST]
+//   [OPTIN] [OPTOUT] [NOLOOP]
+void CmdClientTracking(CommandContext& ctx) {
+  Client& c = ctx.client;
+  int64_t redirect = 0;
+  uint32_t options = 0;
+  std::vector<std::string_view> prefixes;
+  for (size_t i = 3; i < ctx.argc(); ++i) {
+    std::string_view opt = ctx.arg(i);
+    const bool more = i + 1 < ctx.argc();
+    if (EqualsIgnoreCase(opt, "redirect") && more) {
+      if (redirect != 0) {
+        ctx.reply.Error("ERR A client can only redirect to a single other client");
+        return;
+      }
+      if (!ParseInt64(ctx.arg(++i), &redirect)) {
+        ctx.reply.Error(errors::kNotInteger);
+        return;
+      }
+      // The target must exist now; if it goes later, the client learns it from its pushes.
+      if (redirect <= 0 || ctx.server.FindClient(static_cast<uint64_t>(redirect)) == nullptr) {
+        ctx.reply.Error("ERR The client ID you want redirect to does not exist");
+        return;
+      }
+    } else if (EqualsIgnoreCase(opt, "bcast")) {
+      options |= kClientTrackingBcast;
+    } else if (EqualsIgnoreCase(opt, "optin")) {
+      options |= kClientTrackingOptin;
+    } else if (EqualsIgnoreCase(opt, "optout")) {
+      options |= kClientTrackingOptout;
+    } else if (EqualsIgnoreCase(opt, "noloop")) {
+      options |= kClientTrackingNoloop;
+    } else if (EqualsIgnoreCase(opt, "prefix") && more) {
+      prefixes.push_back(ctx.arg(++i));
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  Tracking& tracking = ctx.server.tracking();
+  if (EqualsIgnoreCase(ctx.arg(2), "off")) {
+    tracking.Disable(&c);
+    ctx.reply.Ok();
+    return;
+  }
+  if (!EqualsIgnoreCase(ctx.arg(2), "on")) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  const char* error = nullptr;
+  const bool bcast = options & kClientTrackingBcast;
+  if (!bcast && !prefixes.empty()) {
+    error = "ERR PREFIX option requires BCAST mode to be enabled";
+  } else if ((c.flags & kClientTracking) && bcast != ((c.flags & kClientTrackingBcast) != 0)) {
+    error = "ERR You can't switch BCAST mode on/off before disabling tracking for this client, "
+            "and then re-enabling it with a different mode.";
+  } else if (bcast && (options & (kClientTrackingOptin | kClientTrackingOptout))) {
+    error = "ERR OPTIN and OPTOUT are not compatible with BCAST";
+  } else if ((options & kClientTrackingOptin) && (options & kClientTrackingOptout)) {
+    error = "ERR You can't specify both OPTIN mode and OPTOUT mode";
+  } else if (((options & kClientTrackingOptin) && (c.flags & kClientTrackingOptout)) ||
+             ((options & kClientTrackingOptout) && (c.flags & kClientTrackingOptin))) {
+    error = "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, "
+            "and then re-enabling it with a different mode.";
+  }
+  if (error != nullptr) {
+    ctx.reply.Error(error);
+    return;
+  }
+  if (bcast) {
+    std::string overlap = tracking.CheckPrefixes(c, prefixes);
+    if (!overlap.empty()) {
+      ctx.reply.Error("ERR " + overlap);
+      return;
+    }
+  }
+  tracking.Enable(&c, static_cast<uint64_t>(redirect), options, prefixes);
+  ctx.reply.Ok();
+}
+
+// CLIENT CACHING YES|NO
+void CmdClientCaching(CommandContext& ctx) {
+  Client& c = ctx.client;
+  if (!(c.flags & kClientTracking)) {
+    ctx.reply.Error("ERR CLIENT CACHING can be called only when the client is in tracking mode "
+                    "with OPTIN or OPTOUT mode enabled");
+    return;
+  }
+  if (EqualsIgnoreCase(ctx.arg(2), "yes")) {
+    if (!(c.flags & kClientTrackingOptin)) {
+      ctx.reply.Error("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN "
+                      "mode.");
+      return;
+    }
+  } else if (EqualsIgnoreCase(ctx.arg(2), "no")) {
+    if (!(c.flags & kClientTrackingOptout)) {
+      ctx.reply.Error("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT "
+                      "mode.");
+      return;
+    }
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  // Cleared after the next command that is not CLIENT (Server::ProcessInput).
+  c.flags |= kClientTrackingCaching;
+  ctx.reply.Ok();
+}
+
 // CLIENT GETREDIR
 void CmdClientGetRedir(CommandContext& ctx) {
-  // Client-side caching (TRACKING) is not implemented: never redirecting.
-  ctx.reply.Integer(-1);
+  const Client& c = ctx.client;
+  ctx.reply.Integer((c.flags & kClientTracking) ? static_cast<int64_t>(c.tracking_redirect) : -1);
+}
+
+// CLIENT TRACKINGINFO
+void CmdClientTrackingInfo(CommandContext& ctx) {
+  const Client& c = ctx.client;
+  std::vector<const char*> flags = {(c.flags & kClientTracking) ? "on" : "off"};
+  if (c.flags & kClientTrackingBcast) flags.push_back("bcast");
+  if (c.flags & kClientTrackingOptin) {
+    flags.push_back("optin");
+    if (c.flags & kClientTrackingCaching) flags.push_back("caching-yes");
+  }
+  if (c.flags & kClientTrackingOptout) {
+    flags.push_back("optout");
+    if (c.flags & kClientTrackingCaching) flags.push_back("caching-no");
+  }
+  if (c.flags & kClientTrackingNoloop) flags.push_back("noloop");
+  if (c.flags & kClientTrackingBrokenRedir) flags.push_back("broken_redirect");
+  ctx.reply.Map(3);
+  ctx.reply.Bulk("flags");
+  ctx.reply.Set(flags.size());
+  for (const char* f : flags) ctx.reply.Bulk(f);
+  ctx.reply.Bulk("redirect");
+  ctx.reply.Integer((c.flags & kClientTracking) ? static_cast<int64_t>(c.tracking_redirect) : -1);
+  ctx.reply.Bulk("prefixes");
+  std::vector<std::string> prefixes = ctx.server.tracking().PrefixesOf(c);
+  ctx.reply.Array(prefixes.size());
+  for (const std::string& p : prefixes) ctx.reply.Bulk(p);
 }
 
 // CLIENT UNBLOCK client-id [TIMEOUT|ERROR]
@@ -434,7 +576,9 @@ void CmdClientUnblock(CommandContext& ctx) {
 // CLIENT HELP
 void CmdClientHelp(CommandContext& ctx) {
   ReplyHelp(ctx.reply, "client",
-            {"GETNAME", "    Return the name of the current connection.",
+            {"CACHING (YES|NO)",
+             "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+             "GETNAME", "    Return the name of the current connection.",
              "GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
              "ID", "    Return the ID of the current connection.",
              "INFO", "    Return information about the current client connection.",
@@ -471,6 +615,10 @@ void CmdClientHelp(CommandContext& ctx) {
              "    * LIB-NAME: the client lib name.",
              "    * LIB-VER: the client lib version.",
              "UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client.",
+             "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+             "         [OPTIN] [OPTOUT] [NOLOOP]",
+             "    Control server assisted client side caching.",
+             "TRACKINGINFO", "    Report tracking status for the current connection.",
              "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
              "NO-TOUCH (ON|OFF)",
              "    Will not touch LRU/LFU stats when this mode is on."});
@@ -545,6 +693,19 @@ void RegisterClientCommands(CommandTable& t) {
        .handler = CmdClientSetInfo, .group = "connection",
        .summary = "Sets information specific to the client or connection.", .since = "7.2.0",
        .complexity = "O(1)"},
+      {.name = "client|tracking", .arity = -3, .flags = plain, .acl = conn,
+       .handler = CmdClientTracking, .group = "connection",
+       .summary = "Controls server-assisted client-side caching for the connection.",
+       .since = "6.0.0", .complexity = "O(1). Some options may introduce additional complexity."},
+      {.name = "client|caching", .arity = 3, .flags = plain, .acl = conn,
+       .handler = CmdClientCaching, .group = "connection",
+       .summary = "Instructs the server whether to track the keys in the next request.",
+       .since = "6.0.0", .complexity = "O(1)"},
+      {.name = "client|trackinginfo", .arity = 2, .flags = plain, .acl = conn,
+       .handler = CmdClientTrackingInfo, .group = "connection",
+       .summary = "Returns information about server-assisted client-side caching for the "
+                  "connection.",
+       .since = "6.2.0", .complexity = "O(1)"},
       {.name = "client|getredir", .arity = 2, .flags = plain, .acl = conn,
        .handler = CmdClientGetRedir, .group = "connection",
        .summary = "Returns the client ID to which the connection's tracking notifications are "

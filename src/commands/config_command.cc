@@ -15,6 +15,7 @@
 #include "commands/server_family.h"
 #include "common/numbers.h"
 #include "net/socket.h"
+#include "server/eviction.h"
 #include "server/server.h"
 
 namespace vireo {
@@ -128,6 +129,7 @@ void CmdConfigSet(CommandContext& ctx) {
 void CmdConfigResetStat(CommandContext& ctx) {
   Server& server = ctx.server;
   Commands().ResetStats();
+  ResetEvictionStats();
   server.keyspace_stats() = KeyspaceStats{};
   ServerStats& st = server.stats();
   st = ServerStats{};

@@ -179,6 +179,7 @@ void CmdReset(CommandContext& ctx) {
     ctx.server.RemoveMonitor(&c);
   }
   ctx.server.pubsub().RemoveClient(&c);
+  if (c.flags & kClientTracking) ctx.server.tracking().Disable(&c);
   c.authenticated = ctx.server.config().requirepass.empty();
   c.user = "default";
   DiscardTransaction(ctx.server, &c);  // also forgets WATCHed keys, in MULTI or not

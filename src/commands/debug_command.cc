@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/numbers.h"
+#include "persistence/snapshot.h"
 #include "server/server.h"
 #include "store/value.h"
 
@@ -229,6 +230,16 @@ void DebugError(CommandContext& ctx) {
   ctx.reply.Raw(line + "\r\n");
 }
 
+// DEBUG RELOAD: save the dataset, empty it, load the file back (RDB round trip).
+void DebugReload(CommandContext& ctx) {
+  std::string error;
+  if (!ReloadSnapshot(ctx.server, &error)) {
+    ctx.reply.Error("ERR Error trying to load the RDB dump, check server logs.");
+    return;
+  }
+  ctx.reply.Ok();
+}
+
 void DebugHelp(CommandContext& ctx) {
   ReplyHelp(ctx.reply, "debug",
             {"DIGEST", "    Output a hex signature representing the current DB content.",
@@ -265,6 +276,7 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"set-active-expire", 3, 3, DebugSetActiveExpire},
     {"log", 3, 3, DebugLog},
     {"error", 3, 3, DebugError},
+    {"reload", 2, 2, DebugReload},
 };
 
 // DEBUG subcommand [arg ...]

@@ -18,6 +18,7 @@
 #include "common/numbers.h"
 #include "server/notify.h"
 #include "server/server.h"
+#include "store/access_clock.h"
 #include "store/hash_field_expire.h"
 #include "store/memory.h"
 
@@ -37,7 +38,7 @@ bool FindHash(CommandContext& ctx, std::string_view key, bool for_write, Entry**
     ctx.reply.Error(errors::kWrongType);
     return false;
   }
-  if (for_write) e->SetLru(LruClock());
+  if (for_write) TouchAccess(e);
   if (size_t n = hash::PurgeExpired(e, CommandTimeMs()); n != 0) {
     if (FieldsExpired(ctx, e, key, n)) return true;
   }

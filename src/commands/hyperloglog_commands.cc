@@ -10,6 +10,7 @@
 #include "common/numbers.h"
 #include "server/notify.h"
 #include "server/server.h"
+#include "store/access_clock.h"
 #include "store/hyperloglog.h"
 #include "store/value.h"
 
@@ -27,7 +28,7 @@ constexpr int64_t kDefaultSparseMaxBytes = 3000;
 
 Entry* FindForWrite(Db* db, std::string_view key) {
   Entry* e = db->Find(key);
-  if (e != nullptr) e->SetLru(LruClock());
+  if (e != nullptr) TouchAccess(e);
   return e;
 }
 

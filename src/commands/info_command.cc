@@ -16,6 +16,9 @@
 #include "commands/server_family.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "scripting/functions.h"
+#include "scripting/script_engine.h"
+#include "server/eviction.h"
 #include "server/server.h"
 #include "store/lazy_free.h"
 #include "store/memory.h"
@@ -152,7 +155,7 @@ void RenderClients(Server& server, std::string* out) {
   Line(out, "client_recent_max_input_buffer:%zu", max_in);
   Line(out, "client_recent_max_output_buffer:%zu", max_out);
   Line(out, "blocked_clients:%zu", blocked);
-  Line(out, "tracking_clients:0");
+  Line(out, "tracking_clients:%zu", server.tracking().ClientCount());
   Line(out, "pubsub_clients:%zu", pubsub);
   Line(out, "watching_clients:%zu", server.watches().ClientCount());
   Line(out, "clients_in_timeout_table:%zu", blocked);
@@ -192,20 +195,31 @@ void RenderMemory(Server& server, std::string* out) {
        net > 0 ? 100.0 * static_cast<double>(dataset) / net : 0.0);
   Line(out, "total_system_memory:%llu", static_cast<unsigned long long>(system_memory));
   Line(out, "total_system_memory_human:%s", BytesToHuman(system_memory).c_str());
-  // Scripting lands later; until then it takes no memory.
-  Line(out, "used_memory_lua:0");
-  Line(out, "used_memory_vm_eval:0");
-  Line(out, "used_memory_lua_human:0B");
-  Line(out, "used_memory_scripts_eval:0");
-  Line(out, "number_of_cached_scripts:0");
-  Line(out, "number_of_functions:0");
-  Line(out, "number_of_libraries:0");
+  // Scripts and functions share one Lua heap (counted as eval's); the Lua state exists only
+  // once a script or function was used.
+  size_t lua = 0, eval_bytes = 0, fn_bytes = 0, scripts = 0, functions = 0, libraries = 0;
+  if (server.has_scripts()) {
+    ScriptEngine& engine = server.scripts();
+    lua = engine.LuaMemory();
+    eval_bytes = engine.ScriptsBodyBytes();
+    scripts = engine.CachedScripts();
+    fn_bytes = engine.functions().CodeBytes();
+    functions = engine.functions().FunctionCount();
+    libraries = engine.functions().LibraryCount();
+  }
+  Line(out, "used_memory_lua:%zu", lua);
+  Line(out, "used_memory_vm_eval:%zu", lua);
+  Line(out, "used_memory_lua_human:%s", BytesToHuman(lua).c_str());
+  Line(out, "used_memory_scripts_eval:%zu", eval_bytes);
+  Line(out, "number_of_cached_scripts:%zu", scripts);
+  Line(out, "number_of_functions:%zu", functions);
+  Line(out, "number_of_libraries:%zu", libraries);
   Line(out, "used_memory_vm_functions:0");
-  Line(out, "used_memory_vm_total:0");
-  Line(out, "used_memory_vm_total_human:0B");
-  Line(out, "used_memory_functions:0");
-  Line(out, "used_memory_scripts:0");
-  Line(out, "used_memory_scripts_human:0B");
+  Line(out, "used_memory_vm_total:%zu", lua);
+  Line(out, "used_memory_vm_total_human:%s", BytesToHuman(lua).c_str());
+  Line(out, "used_memory_functions:%zu", fn_bytes);
+  Line(out, "used_memory_scripts:%zu", eval_bytes + fn_bytes);
+  Line(out, "used_memory_scripts_human:%s", BytesToHuman(eval_bytes + fn_bytes).c_str());
   Line(out, "maxmemory:%lld", static_cast<long long>(config.maxmemory));
   Line(out, "maxmemory_human:%s", BytesToHuman(static_cast<uint64_t>(config.maxmemory)).c_str());
   Line(out, "maxmemory_policy:%s", config.maxmemory_policy.c_str());
@@ -227,7 +241,9 @@ void RenderMemory(Server& server, std::string* out) {
 }
 
 void RenderPersistence(Server& server, std::string* out) {
-  // Persistence lands later: nothing is ever loading or saving yet.
+  // Start-up loading finishes before the server listens, so nobody sees loading:1.
+  const SnapshotState& snap = server.snapshot();
+  int64_t now = NowMs();
   Line(out, "loading:0");
   Line(out, "async_loading:0");
   Line(out, "current_cow_peak:0");
@@ -238,15 +254,18 @@ void RenderPersistence(Server& server, std::string* out) {
   Line(out, "current_save_keys_total:0");
   Line(out, "rdb_changes_since_last_save:%llu",
        static_cast<unsigned long long>(server.dirty()));
-  Line(out, "rdb_bgsave_in_progress:0");
+  Line(out, "rdb_bgsave_in_progress:%d", snap.child_pid > 0 ? 1 : 0);
   Line(out, "rdb_last_save_time:%lld", static_cast<long long>(server.last_save_time()));
-  Line(out, "rdb_last_bgsave_status:ok");
-  Line(out, "rdb_last_bgsave_time_sec:-1");
-  Line(out, "rdb_current_bgsave_time_sec:-1");
-  Line(out, "rdb_saves:0");
+  Line(out, "rdb_last_bgsave_status:%s", snap.last_bgsave_ok ? "ok" : "err");
+  Line(out, "rdb_last_bgsave_time_sec:%lld", static_cast<long long>(snap.last_bgsave_time_sec));
+  Line(out, "rdb_current_bgsave_time_sec:%lld",
+       static_cast<long long>(snap.child_pid > 0 ? (now - snap.child_start_ms) / 1000 : -1));
+  Line(out, "rdb_saves:%llu", static_cast<unsigned long long>(snap.saves));
   Line(out, "rdb_last_cow_size:0");
-  Line(out, "rdb_last_load_keys_expired:0");
-  Line(out, "rdb_last_load_keys_loaded:0");
+  Line(out, "rdb_last_load_keys_expired:%llu",
+       static_cast<unsigned long long>(snap.last_load_keys_expired));
+  Line(out, "rdb_last_load_keys_loaded:%llu",
+       static_cast<unsigned long long>(snap.last_load_keys_loaded));
   Line(out, "aof_enabled:0");
   Line(out, "aof_rewrite_in_progress:0");
   Line(out, "aof_rewrite_scheduled:0");
@@ -292,10 +311,11 @@ void RenderStats(Server& server, std::string* out) {
   Line(out, "expired_stale_perc:%.2f", static_cast<double>(ks.expired_stale_perc));
   Line(out, "expired_time_cap_reached_count:0");
   Line(out, "expire_cycle_cpu_milliseconds:%llu", u(ks.expire_cycle_cpu_us / 1000));
-  Line(out, "evicted_keys:0");
+  const EvictionStats ev = GetEvictionStats();
+  Line(out, "evicted_keys:%llu", u(ev.evicted_keys));
   Line(out, "evicted_clients:%llu", u(st.evicted_clients));
-  Line(out, "total_eviction_exceeded_time:0");
-  Line(out, "current_eviction_exceeded_time:0");
+  Line(out, "total_eviction_exceeded_time:%llu", u(ev.total_exceeded_ms));
+  Line(out, "current_eviction_exceeded_time:%llu", u(ev.current_exceeded_ms));
   Line(out, "keyspace_hits:%llu", u(ks.keyspace_hits));
   Line(out, "keyspace_misses:%llu", u(ks.keyspace_misses));
   Line(out, "pubsub_channels:%zu", server.pubsub().ChannelCount(PubSubSpace::kGlobal));
@@ -311,9 +331,9 @@ void RenderStats(Server& server, std::string* out) {
   Line(out, "active_defrag_key_misses:0");
   Line(out, "total_active_defrag_time:0");
   Line(out, "current_active_defrag_time:0");
-  Line(out, "tracking_total_keys:0");
-  Line(out, "tracking_total_items:0");
-  Line(out, "tracking_total_prefixes:0");
+  Line(out, "tracking_total_keys:%zu", server.tracking().KeyCount());
+  Line(out, "tracking_total_items:%zu", server.tracking().ItemCount());
+  Line(out, "tracking_total_prefixes:%zu", server.tracking().PrefixCount());
   Line(out, "unexpected_error_replies:%llu", u(st.unexpected_error_replies));
   Line(out, "total_error_replies:%llu", u(st.total_error_replies));
   Line(out, "dump_payload_sanitizations:0");

@@ -14,6 +14,7 @@
 #include "common/numbers.h"
 #include "server/notify.h"
 #include "server/server.h"
+#include "store/access_clock.h"
 #include "store/value.h"
 
 namespace vireo {
@@ -245,7 +246,7 @@ void CmdObjectIdletime(CommandContext& ctx) {
 }
 
 // OBJECT FREQ key
-// Access frequency is not tracked yet; under an LFU policy every key reports 0.
+// The LFU counter after decay (store/access_clock.h).
 void CmdObjectFreq(CommandContext& ctx) {
   const Entry* e = ctx.db->Lookup(ctx.arg(2), /*touch=*/false);
   if (e == nullptr) {
@@ -256,7 +257,7 @@ void CmdObjectFreq(CommandContext& ctx) {
     ctx.reply.Error(errors::kLfuNotSelected);
     return;
   }
-  ctx.reply.Integer(0);
+  ctx.reply.Integer(LfuFrequency(e));
 }
 
 // OBJECT HELP

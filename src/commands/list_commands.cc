@@ -15,6 +15,7 @@
 #include "common/numbers.h"
 #include "server/notify.h"
 #include "server/server.h"
+#include "store/access_clock.h"
 #include "store/list_value.h"
 #include "store/memory.h"
 
@@ -39,7 +40,7 @@ ListLimits Limits(CommandContext& ctx) {
 // Key's live entry for a write: no hit/miss stats, but the access clock moves.
 Entry* FindForWrite(Db* db, std::string_view key) {
   Entry* e = db->Find(key);
-  if (e != nullptr) e->SetLru(LruClock());
+  if (e != nullptr) TouchAccess(e);
   return e;
 }
 

@@ -23,6 +23,9 @@ void RegisterAllCommands() {
   RegisterGeoCommands(t);
   RegisterTransactionCommands(t);
   RegisterPubSubCommands(t);
+  RegisterScriptCommands(t);
+  RegisterFunctionCommands(t);
+  RegisterPersistenceCommands(t);
 }
 
 }  // namespace vireo

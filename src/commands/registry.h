@@ -26,5 +26,8 @@ void RegisterHyperLogLogCommands(CommandTable& t);
 void RegisterGeoCommands(CommandTable& t);
 void RegisterTransactionCommands(CommandTable& t);
 void RegisterPubSubCommands(CommandTable& t);
+void RegisterScriptCommands(CommandTable& t);
+void RegisterFunctionCommands(CommandTable& t);
+void RegisterPersistenceCommands(CommandTable& t);
 
 }  // namespace vireo

@@ -9,6 +9,7 @@
 #include "commands/server_family.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "persistence/snapshot.h"
 #include "server/server.h"
 
 namespace vireo {
@@ -36,10 +37,10 @@ void CmdTime(CommandContext& ctx) {
 void CmdLastSave(CommandContext& ctx) { ctx.reply.Integer(ctx.server.last_save_time()); }
 
 // SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]
-// Persistence is not there yet, so SAVE and NOSAVE both just stop the server; NOW and FORCE
-// (skip waiting for replicas, ignore save errors) have nothing to skip.
+// Saves first with SAVE, or by default when save points exist (persistence/snapshot.h); a
+// failed save keeps the server running unless FORCE. NOW has no replicas to skip waiting for.
 void CmdShutdown(CommandContext& ctx) {
-  bool save = false, nosave = false, abort = false, other = false;
+  bool save = false, nosave = false, abort = false, other = false, force = false;
   for (size_t i = 1; i < ctx.argc(); ++i) {
     std::string_view a = ctx.arg(i);
     if (EqualsIgnoreCase(a, "nosave")) {
@@ -48,6 +49,7 @@ void CmdShutdown(CommandContext& ctx) {
       save = true;
     } else if (EqualsIgnoreCase(a, "now") || EqualsIgnoreCase(a, "force")) {
       other = true;
+      force = force || EqualsIgnoreCase(a, "force");
     } else if (EqualsIgnoreCase(a, "abort")) {
       abort = true;
     } else {
@@ -62,6 +64,13 @@ void CmdShutdown(CommandContext& ctx) {
   if (abort) {
     // Shutdown is immediate here, so there is never one in progress to abort.
     ctx.reply.Error("ERR No shutdown in progress.");
+    return;
+  }
+  std::string error;
+  ShutdownSave mode = save ? ShutdownSave::kSave : nosave ? ShutdownSave::kNoSave
+                                                          : ShutdownSave::kDefault;
+  if (!SaveBeforeShutdown(ctx.server, mode, &error) && !force) {
+    ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
     return;
   }
   // No reply: the connection simply closes as the server exits, as in Valkey.

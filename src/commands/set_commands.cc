@@ -17,6 +17,7 @@
 #include "common/numbers.h"
 #include "server/notify.h"
 #include "server/server.h"
+#include "store/access_clock.h"
 #include "store/memory.h"
 #include "store/set_value.h"
 
@@ -50,7 +51,7 @@ bool IsSet(const Entry* e) { return e->type() == ObjType::kSet; }
 // Key's live entry for a write: no hit/miss stats, but the access clock moves.
 Entry* FindForWrite(Db* db, std::string_view key) {
   Entry* e = db->Find(key);
-  if (e != nullptr) e->SetLru(LruClock());
+  if (e != nullptr) TouchAccess(e);
   return e;
 }
 

@@ -12,6 +12,7 @@
 #include "common/numbers.h"
 #include "server/notify.h"
 #include "server/server.h"
+#include "store/access_clock.h"
 #include "store/lazy_free.h"
 #include "store/value.h"
 
@@ -129,7 +130,7 @@ bool IsString(const Entry* e) { return e->type() == ObjType::kString; }
 // Key's live entry for a write: no hit/miss stats, but the access clock moves as on a read.
 Entry* FindForWrite(Db* db, std::string_view key) {
   Entry* e = db->Find(key);
-  if (e != nullptr) e->SetLru(LruClock());
+  if (e != nullptr) TouchAccess(e);
   return e;
 }
 

@@ -17,6 +17,7 @@
 #include "common/numbers.h"
 #include "server/notify.h"
 #include "server/server.h"
+#include "store/access_clock.h"
 #include "store/memory.h"
 #include "store/zset_listpack.h"
 
@@ -51,7 +52,7 @@ Entry* FindWrite(CommandContext& ctx, std::string_view key, bool* wrong) {
     *wrong = true;
     return nullptr;
   }
-  e->SetLru(LruClock());
+  TouchAccess(e);
   return e;
 }
 

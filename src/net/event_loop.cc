@@ -33,9 +33,20 @@ void EventLoop::SetTimer(int64_t period_ms, std::function<void()> fn) {
   next_timer_us_ = MonotonicUs() + period_ms * 1000;
 }
 
-void EventLoop::Run() {
+void EventLoop::PollIo(int timeout_ms) {
   constexpr int kMaxEvents = 256;
   struct epoll_event events[kMaxEvents];
+  int n = epoll_wait(epfd_, events, kMaxEvents, timeout_ms);
+  for (int i = 0; i < n; ++i) {
+    auto* w = static_cast<IoWatcher*>(events[i].data.ptr);
+    uint32_t mask = 0;
+    if (events[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) mask |= kReadable;
+    if (events[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) mask |= kWritable;
+    w->on_event(w->obj, mask);
+  }
+}
+
+void EventLoop::Run() {
   while (!stop_) {
     int timeout_ms = -1;
     if (timer_) {
@@ -46,14 +57,7 @@ void EventLoop::Run() {
       int64_t limit = wait_limit_();
       if (limit >= 0 && (timeout_ms < 0 || limit < timeout_ms)) timeout_ms = static_cast<int>(limit);
     }
-    int n = epoll_wait(epfd_, events, kMaxEvents, timeout_ms);
-    for (int i = 0; i < n; ++i) {
-      auto* w = static_cast<IoWatcher*>(events[i].data.ptr);
-      uint32_t mask = 0;
-      if (events[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) mask |= kReadable;
-      if (events[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) mask |= kWritable;
-      w->on_event(w->obj, mask);
-    }
+    PollIo(timeout_ms);
     // The timer runs before after_events_ so replies it produces (clients resumed when a
     // pause ends) go out in this turn, not after the next epoll_wait.
     if (timer_ && MonotonicUs() >= next_timer_us_) {

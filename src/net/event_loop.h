@@ -37,6 +37,9 @@ class EventLoop {
 
   // Runs until Stop().
   void Run();
+  // Waits up to timeout_ms for I/O and dispatches it, without the timer or after-events
+  // (a busy script lets other clients in through this).
+  void PollIo(int timeout_ms);
   void Stop() { stop_ = true; }
 
  private:

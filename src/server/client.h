@@ -34,6 +34,13 @@ enum ClientFlag : uint32_t {
   kClientNoTouch = 1u << 10,
   kClientBlocked = 1u << 11,         // waiting on keys (block holds the wait)
   kClientDenyBlocking = 1u << 12,    // inside MULTI/EXEC or a script: blocking commands answer at once
+  kClientTracking = 1u << 13,        // CLIENT TRACKING ON (CLIENT LIST flag t)
+  kClientTrackingBrokenRedir = 1u << 14,  // its redirect target is gone (flag R)
+  kClientTrackingBcast = 1u << 15,   // BCAST mode (flag B)
+  kClientTrackingOptin = 1u << 16,
+  kClientTrackingOptout = 1u << 17,
+  kClientTrackingCaching = 1u << 18,  // CLIENT CACHING given for the next command/transaction
+  kClientTrackingNoloop = 1u << 19,
   kClientPubSub = 1u << 20,          // has subscriptions (RESP2 subscribed mode, flag P)
   kClientMulti = 1u << 21,           // between MULTI and EXEC/DISCARD (multi holds the queue)
   kClientDirtyCas = 1u << 22,        // a WATCHed key changed: EXEC will answer null
@@ -81,6 +88,7 @@ struct Client {
   std::unique_ptr<ClientSubscriptions> subs;  // Pub/Sub subscriptions, once it subscribed
   std::unique_ptr<MultiState> multi;  // MULTI queue and WATCHed keys, once it used either
   int64_t obuf_soft_since_ms = 0;  // when the output buffer went over its soft limit
+  uint64_t tracking_redirect = 0;  // CLIENT TRACKING REDIRECT id (0: none)
 };
 
 }  // namespace vireo

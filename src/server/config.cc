@@ -79,6 +79,9 @@ std::vector<Directive> BuildDirectives() {
        "volatile-lru,volatile-lfu,volatile-random,volatile-ttl,allkeys-lru,allkeys-lfu,"
        "allkeys-random,noeviction"},
       {"maxmemory-samples", Kind::kInt, &Config::maxmemory_samples, 1, INT_MAX},
+      {"maxmemory-eviction-tenacity", Kind::kInt, &Config::maxmemory_eviction_tenacity, 0, 100},
+      {"lfu-log-factor", Kind::kInt, &Config::lfu_log_factor, 0, INT_MAX},
+      {"lfu-decay-time", Kind::kInt, &Config::lfu_decay_time, 0, INT_MAX},
       {"save", Kind::kSave, {}},
       {"dbfilename", Kind::kString, &Config::dbfilename},
       {"rdbcompression", Kind::kBool, &Config::rdbcompression},
@@ -107,6 +110,7 @@ std::vector<Directive> BuildDirectives() {
       {"stream-node-max-entries", Kind::kInt, &Config::stream_node_max_entries, 0, LLONG_MAX},
       {"client-output-buffer-limit", Kind::kOutputLimits, {}},
       {"notify-keyspace-events", Kind::kNotifyEvents, {}},
+      {"tracking-table-max-keys", Kind::kInt, &Config::tracking_table_max_keys, 0, LONG_MAX},
   };
   for (const GenericDirective& g : kGenericDirectives) {
     Directive dir{g.name, Kind::kGeneric, {}};

@@ -49,6 +49,9 @@ struct Config {
   int64_t maxmemory = 0;
   std::string maxmemory_policy = "noeviction";
   int64_t maxmemory_samples = 5;
+  int64_t maxmemory_eviction_tenacity = 10;
+  int64_t lfu_log_factor = 10;
+  int64_t lfu_decay_time = 1;  // minutes
   // Persistence (used by later issues; accepted now so Valkey config files load)
   std::vector<SavePoint> save = {{3600, 1}, {300, 100}, {60, 10000}};
   std::string dbfilename = "dump.rdb";
@@ -83,6 +86,8 @@ struct Config {
   // Pub/Sub and keyspace notifications.
   OutputBufferLimits client_obuf_limits;  // client-output-buffer-limit
   uint32_t notify_keyspace_events = 0;    // NotifyFlag bits (server/notify.h)
+  // Client-side caching: past this many tracked keys some are invalidated (0 = no limit).
+  int64_t tracking_table_max_keys = 1000000;
   // Valkey directives accepted but not modeled yet (config_directives.h), by name.
   std::map<std::string, std::string> generic;
   // Path of the config file given at start-up (for CONFIG REWRITE), "" if none.

@@ -80,13 +80,9 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"latency-monitor-threshold", "0", GenericKind::kInt, false, 0, kMax64},
     {"latency-tracking", "yes", GenericKind::kBool, false},
     {"latency-tracking-info-percentiles", "50 99 99.9", GenericKind::kString, false},
-    {"lfu-decay-time", "1", GenericKind::kInt, false, 0, kMax32},
-    {"lfu-log-factor", "10", GenericKind::kInt, false, 0, kMax32},
-    {"lua-time-limit", "5000", GenericKind::kInt, false, 0, kMax64},
     {"masterauth", "", GenericKind::kString, false},
     {"masteruser", "", GenericKind::kString, false},
     {"maxmemory-clients", "0", GenericKind::kMemory, false, 0, kMax64},
-    {"maxmemory-eviction-tenacity", "10", GenericKind::kInt, false, 0, 100},
     {"min-replicas-max-lag", "10", GenericKind::kInt, false, 0, kMax32},
     {"min-replicas-to-write", "0", GenericKind::kInt, false, 0, kMax32},
     {"no-appendfsync-on-rewrite", "no", GenericKind::kBool, false},
@@ -147,12 +143,12 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"tls-session-cache-size", "20480", GenericKind::kInt, false, 0, kMax32},
     {"tls-session-cache-timeout", "300", GenericKind::kInt, false, 0, kMax32},
     {"tls-session-caching", "yes", GenericKind::kBool, false},
-    {"tracking-table-max-keys", "1000000", GenericKind::kInt, false, 0, kMax64},
 };
 
 // Old names Valkey still accepts, mapped to the current ones.
 inline constexpr const char* kConfigAliases[][2] = {
     {"slave-read-only", "replica-read-only"},
+    {"lua-time-limit", "busy-reply-threshold"},
     {"slave-serve-stale-data", "replica-serve-stale-data"},
     {"hash-max-ziplist-value", "hash-max-listpack-value"},
     {"hash-max-ziplist-entries", "hash-max-listpack-entries"},

@@ -10,6 +10,8 @@ void OnKeyExpired(int db, std::string_view key) {
   if (server == nullptr) return;
   // A watched key that expires fails the watcher's EXEC from now on (CLIENT LIST flag d).
   server->watches().Touch(server->db(db), key);
+  // Clients caching it must drop it (a NOLOOP client whose own read expired it excepted).
+  if (server->tracking().Armed()) server->tracking().Invalidate(key, server->executing());
   NotifyKeyspaceEvent(*server, kNotifyExpired, "expired", db, key);
 }
 

@@ -16,6 +16,9 @@
 #include "common/numbers.h"
 #include "common/split_args.h"
 #include "net/socket.h"
+#include "scripting/script_engine.h"
+#include "persistence/snapshot.h"
+#include "server/eviction.h"
 #include "server/notify.h"
 #include "store/hash_field_expire.h"
 #include "store/lazy_free.h"
@@ -77,6 +80,10 @@ Server::Server(Config config) : config_(std::move(config)) {
   g_server = this;
   SetErrorReplyHook(&RecordErrorCode);
   InstallKeyspaceEventHooks();
+  ApplyEvictionConfig(config_);
+  tracking_.SetHooks(
+      {this, [](void* s, uint64_t id) { return static_cast<Server*>(s)->FindClient(id); },
+       [](void* s, Client* c, std::string_view f) { static_cast<Server*>(s)->DeliverPush(c, f); }});
 }
 
 Server::~Server() {
@@ -97,6 +104,8 @@ void Server::InitForTests() {
 
 bool Server::Init(std::string* error) {
   InitForTests();
+  // A corrupt dump refuses the start (before listening), never serves half a dataset.
+  if (!LoadSnapshotAtStartup(*this, error)) return false;
   if (config_.port != 0) {
     bool any = false;
     for (const std::string& addr : config_.bind) {
@@ -219,6 +228,8 @@ void Server::OnClientEvent(void* obj, uint32_t events) {
 }
 
 void Server::HandleClientEvent(Client* c, uint32_t events) {
+  // A busy script's caller waits (reads included) until its script ends.
+  if (c == busy_caller_) return;
   if (events & EventLoop::kWritable) {
     const uint64_t id = c->id;  // c may be freed by the write
     WriteToClient(c);
@@ -346,6 +357,12 @@ void Server::ProcessInput(Client* c) {
       }
       Execute(c);
       if (hinted != nullptr) hinted->ClearHint();  // before its bytes are consumed
+      // CLIENT CACHING covers the next command or transaction only; CLIENT's own subcommands
+      // keep it, as in Valkey.
+      if ((c->flags & kClientTrackingCaching) && !(c->flags & kClientMulti) &&
+          !EqualsIgnoreCase(c->args[0], "client")) {
+        c->flags &= ~kClientTrackingCaching;
+      }
       if (blocking_.HasReady()) ServeReadyKeys();
       EnforceOutputLimit(c);
     }
@@ -376,6 +393,10 @@ void Server::FlushPendingWrites() {
   }
   HandleBlockTimeouts();
   ResumeUnblocked();
+  if (tracking_.Armed()) {
+    tracking_.BroadcastPending();
+    tracking_.EnforceLimit(config_.tracking_table_max_keys);
+  }
   std::vector<Client*> batch;
   batch.swap(pending_writes_);
   for (Client* c : batch) {
@@ -385,7 +406,7 @@ void Server::FlushPendingWrites() {
   }
   for (Client* c : std::vector<Client*>(to_close_)) FreeClient(c);
   to_close_.clear();
-  if (g_signal_shutdown) RequestShutdown(0);
+  if (g_signal_shutdown) ShutdownOnSignal();
 }
 
 void Server::WriteToClient(Client* c) {
@@ -419,6 +440,7 @@ void Server::FreeClient(Client* c) {
   if (c->block) blocking_.Remove(c);
   if (c->multi) watches_.UnwatchAll(c);
   if (c->subs) pubsub_.RemoveClient(c);
+  if (c->flags & kClientTracking) tracking_.Disable(c);
   stats_.net_input_bytes += c->conn.BytesRead();
   stats_.net_output_bytes += c->conn.BytesWritten();
   auto drop = [c](std::vector<Client*>& v) {
@@ -485,6 +507,16 @@ bool Server::IsPausedFor(const Client* c, const CommandSpec* spec) const {
   return (spec->flags & writes) != 0;
 }
 
+void Server::ShutdownOnSignal() {
+  g_signal_shutdown = 0;
+  std::string error;
+  if (!SaveBeforeShutdown(*this, ShutdownSave::kDefault, &error)) {
+    LogWarning("SIGTERM received but errors trying to shut down the server, check the logs for more information");
+    return;
+  }
+  RequestShutdown(0);
+}
+
 void Server::RequestShutdown(int exit_code) {
   shutdown_requested_ = true;
   exit_code_ = exit_code;
@@ -492,6 +524,11 @@ void Server::RequestShutdown(int exit_code) {
 }
 
 void Server::OnConfigChanged(std::string_view name) {
+  if (name == "maxmemory-policy" || name == "lfu-log-factor" || name == "lfu-decay-time") {
+    ApplyEvictionConfig(config_);
+  }
+  // A lowered limit takes effect at once, as in Valkey.
+  if (name == "maxmemory" || name == "maxmemory-policy") PerformEvictions(*this);
   if (name == "hz") loop_.SetTimerPeriod(1000 / std::clamp<int64_t>(config_.hz, 1, 500));
 }
 
@@ -536,6 +573,7 @@ void Server::Cron() {
     keyspace_stats_.expire_cycle_cpu_us += static_cast<uint64_t>(MonotonicUs() - start);
   }
   for (auto& db : dbs_) db->Housekeeping();
+  SnapshotCron(*this);
   if (config_.timeout > 0) {
     std::vector<Client*> idle;
     for (auto& [id, c] : clients_) {
@@ -555,7 +593,7 @@ void Server::Cron() {
   }
   stats_.ops_sample_time_ms = now;
   stats_.ops_sample_count = stats_.total_commands_processed;
-  if (g_signal_shutdown) RequestShutdown(0);
+  if (g_signal_shutdown) ShutdownOnSignal();
 }
 
 void Server::FeedMonitors(Client* c, const std::vector<std::string_view>& args) {
@@ -691,6 +729,19 @@ void Server::Execute(Client* c) {
     ++spec->stats.rejected_calls;
     return;
   }
+  // A script past busy-reply-threshold: only allow-busy commands, and SHUTDOWN only NOSAVE.
+  if (busy_caller_ != nullptr &&
+      (!(spec->flags & kCmdAllowBusy) ||
+       (spec->name == "shutdown" &&
+        std::none_of(args.begin() + 1, args.end(),
+                     [](std::string_view a) { return EqualsIgnoreCase(a, "nosave"); })))) {
+    c->reply.Error(busy_eval_ ? "BUSY Redis is busy running a script. You can only call SCRIPT "
+                                "KILL or SHUTDOWN NOSAVE."
+                              : "BUSY Redis is busy running a script. You can only call "
+                                "FUNCTION KILL or SHUTDOWN NOSAVE.");
+    ++spec->stats.rejected_calls;
+    return;
+  }
   // A MONITOR client counts as a replica: it may not touch the keyspace (Valkey's rule).
   if ((c->flags & kClientMonitor) &&
       (spec->flags & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
@@ -721,6 +772,12 @@ void Server::Execute(Client* c) {
     ++spec->stats.rejected_calls;
     return;
   }
+  // maxmemory: evict first; refuse what may grow memory if that was not enough. Not while
+  // a busy script serves others: its keys must stay put (Valkey's rule).
+  if (config_.maxmemory != 0 && busy_caller_ == nullptr && RejectForMaxmemory(*this, c, spec)) {
+    ++spec->stats.rejected_calls;
+    return;
+  }
   rejection_guard.Admit();
   if ((c->flags & kClientMulti) && QueueInMulti(*this, c, spec)) return;
   Call(c, spec, start);
@@ -732,11 +789,17 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   uint64_t nested_before = nested_errors_;
   CommandContext ctx{*this, *c, args, c->reply, dbs_[static_cast<size_t>(c->db_index)].get()};
   Client* outer = executing_;  // EXEC runs its commands inside its own
-  executing_ = c;
+  // executing_ stays the client of the outermost command (a script's caller, not the script's
+  // own client), as Valkey's current client: its pushes wait, its reads are tracked.
+  if (outer == nullptr) executing_ = c;
   // Set before running, so CLIENT LIST shows a blocked command; EXEC's queued commands leave
   // it at "exec", as in Valkey.
   if (outer == nullptr) c->last_cmd = &spec->name;
   spec->handler(ctx);
+  // Client-side caching: the keys a tracking client read may be in its cache now.
+  if ((executing_->flags & kClientTracking) && (spec->flags & kCmdReadonly)) {
+    tracking_.RememberKeys(executing_, *spec, args);
+  }
   executing_ = outer;
   if (outer == nullptr && !deferred_pushes_.empty()) {
     c->conn.Output()->append(deferred_pushes_);
@@ -766,10 +829,51 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   }
 }
 
+ScriptEngine& Server::scripts() {
+  if (scripts_ == nullptr) scripts_ = std::make_unique<ScriptEngine>(*this);
+  return *scripts_;
+}
+
+void Server::SetScriptBusy(Client* caller, bool eval) {
+  busy_caller_ = caller;
+  busy_eval_ = eval;
+}
+
+void Server::ClearScriptBusy() { busy_caller_ = nullptr; }
+
+void Server::ServeWhileBusy() {
+  // Other clients' commands run as top-level commands, not inside the script's.
+  Client* executing = executing_;
+  executing_ = nullptr;
+  loop_.PollIo(0);
+  std::vector<Client*> batch;
+  batch.swap(pending_writes_);
+  for (Client* c : batch) {
+    if (c == busy_caller_) {
+      pending_writes_.push_back(c);
+      continue;
+    }
+    if (clients_.count(c->id) == 0) continue;
+    c->flags &= ~kClientPendingWrite;
+    WriteToClient(c);
+  }
+  std::vector<Client*> closing;
+  closing.swap(to_close_);
+  for (Client* c : closing) {
+    if (c == busy_caller_) {
+      to_close_.push_back(c);
+    } else {
+      FreeClient(c);
+    }
+  }
+  executing_ = executing;
+}
+
 void CommandContext::KeyModified(Db* target, std::string_view key, int changes) {
   server.AddDirty(static_cast<uint64_t>(changes));
   server.blocking().MarkReady(target->index(), key);
   server.watches().Touch(target, key);
+  if (server.tracking().Armed()) server.tracking().Invalidate(key, server.executing());
 }
 
 void CommandContext::Dirty(int changes) { server.AddDirty(static_cast<uint64_t>(changes)); }

@@ -12,14 +12,18 @@
 
 #include "commands/command_table.h"
 #include "net/event_loop.h"
+#include "persistence/snapshot_state.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/config.h"
 #include "server/transaction.h"
 #include "server/pubsub.h"
+#include "server/tracking.h"
 #include "store/db.h"
 
 namespace vireo {
+
+class ScriptEngine;
 
 struct ServerStats {
   uint64_t total_connections_received = 0;
@@ -75,6 +79,11 @@ class Server {
   uint64_t dirty() const { return dirty_; }
   void AddDirty(uint64_t n) { dirty_ += n; }
   int64_t last_save_time() const { return last_save_time_; }
+  void set_last_save_time(int64_t unix_s) { last_save_time_ = unix_s; }
+  void SetDirty(uint64_t n) { dirty_ = n; }
+  // RDB snapshots: the BGSAVE child, last save outcome (persistence/snapshot.h).
+  SnapshotState& snapshot() { return snapshot_; }
+  const SnapshotState& snapshot() const { return snapshot_; }
   int tcp_port() const { return static_cast<int>(config_.port); }
   const std::string& run_id() const { return run_id_; }
   const std::string& executable() const { return executable_; }
@@ -124,6 +133,12 @@ class Server {
   // WATCH: who watches which key (server/transaction.h).
   WatchRegistry& watches() { return watches_; }
 
+  // Client-side caching (server/tracking.h).
+  Tracking& tracking() { return tracking_; }
+  // The client whose top-level command is running (a script's caller; nullptr between
+  // commands).
+  Client* executing() const { return executing_; }
+
   // Blocking commands (server_blocking.cc).
   BlockingRegistry& blocking() { return blocking_; }
   // Parks c with state (CommandContext::Block). A client re-running its command after a
@@ -131,6 +146,17 @@ class Server {
   void BlockClient(Client* c, BlockState state);
   // CLIENT UNBLOCK: ends c's wait with the timeout reply or the UNBLOCKED error.
   void UnblockClient(Client* c, bool with_error);
+
+  // Lua scripts and functions (scripting/script_engine.h), created on first use.
+  ScriptEngine& scripts();
+  bool has_scripts() const { return scripts_ != nullptr; }
+  // A script ran past busy-reply-threshold: until ClearScriptBusy other clients' commands
+  // without allow-busy get BUSY, and the script's hook calls ServeWhileBusy, which serves
+  // client I/O once (no timers, nothing for the caller) so SCRIPT KILL can reach it.
+  void SetScriptBusy(Client* caller, bool eval);
+  void ClearScriptBusy();
+  void ServeWhileBusy();
+  bool shutdown_requested() const { return shutdown_requested_; }
 
  private:
   static void OnListenerEvent(void* obj, uint32_t events);
@@ -143,6 +169,8 @@ class Server {
   void WriteToClient(Client* c);
   void FreeClient(Client* c);
   void Cron();
+  // SIGTERM/SIGINT: SHUTDOWN's default save, then stop (keeps running if the save fails).
+  void ShutdownOnSignal();
   void FeedMonitors(Client* c, const std::vector<std::string_view>& args);
   void RecordSlowlog(Client* c, const std::vector<std::string_view>& args, int64_t duration_us);
   bool IsPausedFor(const Client* c, const CommandSpec* spec) const;
@@ -177,18 +205,23 @@ class Server {
   std::vector<Client*> to_close_;
   BlockingRegistry blocking_;
   WatchRegistry watches_;
+  Tracking tracking_;
   uint64_t nested_errors_ = 0;  // error replies of commands run inside another (Call)
   PubSub pubsub_;
-  Client* executing_ = nullptr;  // whose command handler is running (pushes to it wait)
+  Client* executing_ = nullptr;  // whose top-level command is running (pushes to it wait)
   std::string deferred_pushes_;
   std::vector<Client*> unblocked_;
   Client* rerunning_ = nullptr;  // the blocked client whose command is running again
   bool serving_ready_ = false;
+  std::unique_ptr<ScriptEngine> scripts_;
+  Client* busy_caller_ = nullptr;  // whose script is past busy-reply-threshold
+  bool busy_eval_ = true;          // EVAL (SCRIPT KILL) rather than FCALL (FUNCTION KILL)
   uint64_t next_client_id_ = 1;
 
   int64_t start_time_ms_ = 0;
   uint64_t dirty_ = 0;
   int64_t last_save_time_ = 0;
+  SnapshotState snapshot_;
   std::string run_id_;
   std::string executable_;
   std::deque<SlowlogEntry> slowlog_;

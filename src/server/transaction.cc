@@ -213,6 +213,10 @@ void CommandContext::DbReplaced(Db* emptied, Db* replaced_with) {
   server.watches().TouchDb(emptied, replaced_with);
   // Keys waited on may be gone (XREADGROUP answers NOGROUP) or hold a value now (BLPOP).
   server.blocking().MarkDbReady(emptied->index());
+  // A flush (not SWAPDB, as in Valkey) tells tracking clients to drop their whole cache.
+  if (replaced_with == nullptr) {
+    server.tracking().InvalidateAll(server.stats().total_commands_processed);
+  }
 }
 
 }  // namespace vireo

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "store/access_clock.h"
 #include "store/lazy_free.h"
 #include "store/value.h"
 
@@ -66,13 +67,13 @@ Entry* Db::Lookup(std::string_view key, bool touch) {
     return nullptr;
   }
   ++stats_->keyspace_hits;
-  if (touch) e->SetLru(LruClock());
+  if (touch) TouchAccess(e);
   return e;
 }
 
 Entry* Db::Add(std::string_view key) {
   Entry* e = NewEntry(key);
-  e->SetLru(LruClock());
+  e->SetLru(NewAccessClock());
   table_->Insert(e, KeyHash(key));
   if (g_added_hook != nullptr) g_added_hook(index_, key);
   return e;

@@ -55,6 +55,30 @@ size_t UsedMemory() {
 #endif
 }
 
+bool ThreadAllocationCounters(const uint64_t** allocated, const uint64_t** deallocated) {
+#ifdef VIREO_USE_JEMALLOC
+  uint64_t* a = nullptr;
+  uint64_t* d = nullptr;
+  size_t sz = sizeof(a);
+  if (mallctl("thread.allocatedp", &a, &sz, nullptr, 0) != 0) return false;
+  sz = sizeof(d);
+  if (mallctl("thread.deallocatedp", &d, &sz, nullptr, 0) != 0) return false;
+  *allocated = a;
+  *deallocated = d;
+  return true;
+#else
+  (void)allocated;
+  (void)deallocated;
+  return false;
+#endif
+}
+
+void FlushThreadCache() {
+#ifdef VIREO_USE_JEMALLOC
+  mallctl("thread.tcache.flush", nullptr, nullptr, nullptr, 0);
+#endif
+}
+
 size_t ResidentMemory() {
   FILE* f = fopen("/proc/self/statm", "r");
   if (f == nullptr) return 0;

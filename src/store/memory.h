@@ -16,6 +16,12 @@ void ZFree(void* p);
 size_t ZMallocSize(void* p);      // usable size of an allocation
 // Bytes currently allocated by the process (jemalloc's stats.allocated, or our count).
 size_t UsedMemory();
+// The calling thread's running totals of bytes allocated and freed (jemalloc keeps them per
+// thread; reading them is a load). False without jemalloc.
+bool ThreadAllocationCounters(const uint64_t** allocated, const uint64_t** deallocated);
+// Returns the calling thread's cached free blocks to the allocator, so UsedMemory sees what
+// was just freed (after evictions; no-op without jemalloc).
+void FlushThreadCache();
 // Resident set size of the process, from /proc.
 size_t ResidentMemory();
 const char* AllocatorName();      // "jemalloc-5.3.0" / "libc"

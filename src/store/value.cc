@@ -6,6 +6,7 @@
 
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "store/access_clock.h"
 #include "store/memory.h"
 
 namespace vireo {
@@ -109,7 +110,7 @@ Entry* CopyEntry(const Entry* src, std::string_view new_key) {
   Entry* e = NewEntry(new_key);
   e->expire_ms = src->expire_ms;
   e->meta = src->meta;
-  e->SetLru(LruClock());
+  e->SetLru(NewAccessClock());
   switch (src->type()) {
     case ObjType::kString:
       if (src->encoding() == Encoding::kInt) {

@@ -1,0 +1,93 @@
+// Reading the RDB format (versions 1 to 11, every encoding Redis 7.2 / Valkey 8 write, no
+// modules): primitives over an in-memory image, one value of any type, whole files and DUMP
+// payloads. Every length is checked against the bytes left; the first problem is recorded
+// with its byte offset and everything after it fails, so a corrupt image is refused, never
+// half loaded and never overrun.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/config.h"
+#include "store/db.h"
+#include "store/entry.h"
+#include "store/hash_value.h"
+#include "store/list_value.h"
+#include "store/set_value.h"
+#include "store/stream.h"
+#include "store/zset_value.h"
+
+namespace vireo {
+
+// Encoding thresholds for the values built while loading (from the config).
+struct RdbLoadLimits {
+  ListLimits list;
+  hash::Limits hash;
+  SetLimits set;
+  ZSetLimits zset;
+  StreamNodeLimits stream;
+};
+RdbLoadLimits RdbLoadLimitsFrom(const Config& c);
+
+class RdbReader {
+ public:
+  RdbReader(const unsigned char* data, size_t size) : p_(data), begin_(data), end_(data + size) {}
+
+  bool Byte(uint8_t* b);
+  bool Raw(void* out, size_t n);
+  // A length; *encoded (optional) is set for the 11xxxxxx special string encodings, whose
+  // kind is then returned in *len.
+  bool Length(uint64_t* len, bool* encoded = nullptr);
+  bool String(std::string* out);
+  bool MillisecondTime(int64_t* ms);  // 8 bytes LE
+  bool Seconds(int32_t* s);           // 4 bytes LE
+  bool BinaryDouble(double* d);
+  bool TextDouble(double* d);   // old ZSET scores: length byte, text; 253-255 NaN/+inf/-inf
+  bool StreamId(StreamID* id);  // 16 bytes BE
+
+  // Records the first failure (at the current offset) and returns false.
+  bool Fail(const std::string& what);
+  bool failed() const { return failed_; }
+  const std::string& error() const { return error_; }
+  size_t error_offset() const { return error_offset_; }
+  size_t offset() const { return static_cast<size_t>(p_ - begin_); }
+  size_t left() const { return static_cast<size_t>(end_ - p_); }
+
+ private:
+  const unsigned char* p_;
+  const unsigned char* begin_;
+  const unsigned char* end_;
+  bool failed_ = false;
+  std::string error_;
+  size_t error_offset_ = 0;
+};
+
+enum class RdbValueStatus { kOk, kEmpty, kError };
+
+// Reads one value of RDB type `type` into a new, unlinked entry named key (no expiry).
+// kEmpty: a well-formed empty collection (skipped as Valkey does); kError: see r.error().
+RdbValueStatus ReadRdbValue(RdbReader& r, uint8_t type, std::string_view key,
+                            const RdbLoadLimits& limits, Entry** out);
+
+struct RdbLoadStats {
+  uint64_t keys_loaded = 0;
+  uint64_t keys_expired = 0;  // already expired at load time, left out
+  int version = 0;
+};
+
+// Loads a whole RDB image into dbs (keys already present make the load fail). Keys whose
+// expiry is before now_ms are skipped. The checksum, when the file has one, is verified
+// before anything is loaded. On failure *error says what and at which byte offset; the
+// databases may then hold part of the file (the caller refuses to go on).
+bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs,
+             const RdbLoadLimits& limits, int64_t now_ms, RdbLoadStats* stats, std::string* error);
+
+// RESTORE: whether the footer's version is one we read and its CRC64 matches.
+bool VerifyDumpPayload(std::string_view payload);
+// The payload's value as a new unlinked entry named key; nullptr on bad data (empty too).
+Entry* LoadDumpPayload(std::string_view payload, std::string_view key, const RdbLoadLimits& limits);
+
+}  // namespace vireo

@@ -1,0 +1,266 @@
+#include "persistence/snapshot.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "commands/registry.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "persistence/rdb_reader.h"
+#include "persistence/rdb_writer.h"
+#include "server/server.h"
+#include "store/memory.h"
+
+namespace vireo {
+namespace {
+
+// Failed background saves are retried by save points only after this delay (Valkey's).
+constexpr int64_t kBgsaveRetryDelayMs = 5000;
+
+std::vector<Db*> AllDbs(Server& server) {
+  std::vector<Db*> dbs;
+  for (int i = 0; i < server.db_count(); ++i) dbs.push_back(server.db(i));
+  return dbs;
+}
+
+std::string TempName(pid_t pid) { return "temp-" + std::to_string(pid) + ".rdb"; }
+
+// The file as the server opens it (relative to the working directory, which main set to
+// `dir`), made absolute for messages.
+std::string FilePath(Server& server) {
+  const Config& c = server.config();
+  if (!c.dbfilename.empty() && c.dbfilename[0] == '/') return c.dbfilename;
+  char cwd[4096];
+  if (getcwd(cwd, sizeof(cwd)) == nullptr) return c.dbfilename;
+  return std::string(cwd) + "/" + c.dbfilename;
+}
+
+// The whole write: temp file, fsync, rename over dbfilename, fsync of the directory.
+bool WriteFile(Server& server, std::string* error) {
+  const Config& c = server.config();
+  std::string tmp = TempName(getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    *error = "Failed opening the temp RDB file " + tmp + " (in server root dir " + c.dir +
+             ") for saving: " + strerror(errno);
+    return false;
+  }
+  RdbWriteOptions opt;
+  opt.compress = c.rdbcompression;
+  opt.checksum = c.rdbchecksum;
+  opt.stream_node_max_entries = static_cast<uint64_t>(c.stream_node_max_entries);
+  opt.stream_node_max_bytes = static_cast<uint64_t>(c.stream_node_max_bytes);
+  RdbAuxInfo aux;
+  aux.version = kCompatVersion;
+  aux.used_mem = static_cast<int64_t>(UsedMemory());
+  std::string err;
+  bool ok = WriteRdb(fd, AllDbs(server), opt, aux, &err);
+  if (ok && fsync(fd) != 0) {
+    ok = false;
+    err = strerror(errno);
+  }
+  if (close(fd) != 0 && ok) {
+    ok = false;
+    err = strerror(errno);
+  }
+  if (ok && rename(tmp.c_str(), c.dbfilename.c_str()) != 0) {
+    ok = false;
+    err = std::string("rename: ") + strerror(errno);
+  }
+  if (!ok) {
+    unlink(tmp.c_str());
+    *error = "Write error saving DB on disk: " + err;
+    return false;
+  }
+  // The rename is durable only once the directory entry is.
+  int dfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
+  }
+  return true;
+}
+
+void SaveSucceeded(Server& server, uint64_t dirty_saved) {
+  SnapshotState& st = server.snapshot();
+  server.SetDirty(server.dirty() > dirty_saved ? server.dirty() - dirty_saved : 0);
+  server.set_last_save_time(NowMs() / 1000);
+  st.last_bgsave_ok = true;
+  ++st.saves;
+}
+
+}  // namespace
+
+bool SaveSnapshot(Server& server, std::string* error) {
+  int64_t start = NowMs();
+  uint64_t dirty = server.dirty();
+  if (!WriteFile(server, error)) {
+    server.snapshot().last_bgsave_ok = false;
+    LogWarning("%s", error->c_str());
+    return false;
+  }
+  SaveSucceeded(server, dirty);
+  LogNotice("DB saved on disk (%.3f seconds)", static_cast<double>(NowMs() - start) / 1000.0);
+  return true;
+}
+
+bool StartBackgroundSave(Server& server, std::string* error) {
+  SnapshotState& st = server.snapshot();
+  st.last_bgsave_try_ms = NowMs();
+  st.dirty_at_fork = server.dirty();
+  // First increment: fork with copy-on-write. The child only reads the keyspace and exits.
+  pid_t pid = fork();
+  if (pid < 0) {
+    st.last_bgsave_ok = false;
+    *error = std::string("Can't save in background: fork: ") + strerror(errno);
+    LogWarning("%s", error->c_str());
+    return false;
+  }
+  if (pid == 0) {
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    std::string err;
+    bool ok = WriteFile(server, &err);
+    if (!ok) LogWarning("%s", err.c_str());
+    _exit(ok ? 0 : 1);
+  }
+  st.child_pid = pid;
+  st.child_start_ms = NowMs();
+  st.bgsave_scheduled = false;
+  LogNotice("Background saving started by pid %d", static_cast<int>(pid));
+  return true;
+}
+
+bool BackgroundSaveRunning(const Server& server) { return server.snapshot().child_pid > 0; }
+
+void KillBackgroundSave(Server& server) {
+  SnapshotState& st = server.snapshot();
+  if (st.child_pid <= 0) return;
+  kill(st.child_pid, SIGUSR1);
+  int status;
+  waitpid(st.child_pid, &status, 0);
+  unlink(TempName(st.child_pid).c_str());
+  st.child_pid = -1;
+}
+
+void SnapshotCron(Server& server) {
+  SnapshotState& st = server.snapshot();
+  int64_t now = NowMs();
+  if (st.child_pid > 0) {
+    int status;
+    pid_t r = waitpid(st.child_pid, &status, WNOHANG);
+    if (r == 0) return;  // still writing
+    bool ok = r == st.child_pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (ok) {
+      SaveSucceeded(server, st.dirty_at_fork);
+      LogNotice("Background saving terminated with success");
+    } else {
+      st.last_bgsave_ok = false;
+      unlink(TempName(st.child_pid).c_str());
+      LogWarning("Background saving error");
+    }
+    st.last_bgsave_time_sec = (now - st.child_start_ms) / 1000;
+    st.child_pid = -1;
+  }
+  std::string err;
+  if (st.bgsave_scheduled) {
+    StartBackgroundSave(server, &err);
+    return;
+  }
+  const Config& c = server.config();
+  int64_t since_save = now / 1000 - server.last_save_time();
+  for (const SavePoint& sp : c.save) {
+    if (server.dirty() >= static_cast<uint64_t>(sp.changes) && since_save > sp.seconds &&
+        (st.last_bgsave_ok || now - st.last_bgsave_try_ms > kBgsaveRetryDelayMs)) {
+      LogNotice("%lld changes in %lld seconds. Saving...", static_cast<long long>(sp.changes),
+                static_cast<long long>(sp.seconds));
+      StartBackgroundSave(server, &err);
+      return;
+    }
+  }
+}
+
+bool SaveBeforeShutdown(Server& server, ShutdownSave mode, std::string* error) {
+  KillBackgroundSave(server);
+  bool save = mode == ShutdownSave::kSave ||
+              (mode == ShutdownSave::kDefault && !server.config().save.empty());
+  if (!save) return true;
+  LogNotice("Saving the final RDB snapshot before exiting.");
+  return SaveSnapshot(server, error);
+}
+
+namespace {
+
+bool LoadFile(Server& server, const std::string& path, std::string* error, bool missing_ok) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT && missing_ok) return true;
+    *error = "Can't open the RDB file '" + path + "': " + strerror(errno);
+    return false;
+  }
+  struct stat sb;
+  if (fstat(fd, &sb) != 0) {
+    *error = "Can't stat the RDB file '" + path + "': " + strerror(errno);
+    close(fd);
+    return false;
+  }
+  size_t size = static_cast<size_t>(sb.st_size);
+  const unsigned char* data = nullptr;
+  void* map = MAP_FAILED;
+  if (size > 0) {
+    map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+      *error = "Can't map the RDB file '" + path + "': " + strerror(errno);
+      close(fd);
+      return false;
+    }
+    madvise(map, size, MADV_SEQUENTIAL);
+    data = static_cast<const unsigned char*>(map);
+  }
+  close(fd);
+  int64_t start = MonotonicUs();
+  RdbLoadStats stats;
+  std::string err;
+  bool ok = LoadRdb(data, size, AllDbs(server), RdbLoadLimitsFrom(server.config()), NowMs(), &stats,
+                    &err);
+  if (map != MAP_FAILED) munmap(map, size);
+  if (!ok) {
+    *error = "Bad RDB file '" + path + "' " + err;
+    return false;
+  }
+  server.snapshot().last_load_keys_loaded = stats.keys_loaded;
+  server.snapshot().last_load_keys_expired = stats.keys_expired;
+  LogNotice("Done loading RDB, keys loaded: %llu, keys expired: %llu.",
+            static_cast<unsigned long long>(stats.keys_loaded),
+            static_cast<unsigned long long>(stats.keys_expired));
+  LogNotice("DB loaded from disk: %.3f seconds", static_cast<double>(MonotonicUs() - start) / 1e6);
+  return true;
+}
+
+}  // namespace
+
+bool LoadSnapshotAtStartup(Server& server, std::string* error) {
+  return LoadFile(server, FilePath(server), error, true);
+}
+
+bool ReloadSnapshot(Server& server, std::string* error) {
+  if (!SaveSnapshot(server, error)) return false;
+  for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
+  if (!LoadFile(server, FilePath(server), error, false)) {
+    LogWarning("%s", error->c_str());
+    for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace vireo

@@ -1,0 +1,36 @@
+// RDB snapshots of the server: SAVE (in the foreground), BGSAVE (a forked child writes the
+// file from its copy-on-write view of the keyspace; the cron reaps it), save points, the save
+// at shutdown, and loading at start-up / DEBUG RELOAD. Files are written to temp-<pid>.rdb in
+// the working directory (`dir`), fsynced, renamed over `dbfilename`, and the directory is
+// fsynced. Execution thread only.
+#pragma once
+
+#include <string>
+
+namespace vireo {
+
+class Server;
+
+// Writes the dataset to dbfilename now. On success the dirty counter restarts from 0 and
+// LASTSAVE moves; false with *error otherwise (rdb_last_bgsave_status becomes err).
+bool SaveSnapshot(Server& server, std::string* error);
+// Forks the BGSAVE child; false with *error when fork fails.
+bool StartBackgroundSave(Server& server, std::string* error);
+bool BackgroundSaveRunning(const Server& server);
+// From the periodic task: reaps a finished child, then starts a scheduled BGSAVE or one a
+// save point asks for.
+void SnapshotCron(Server& server);
+// Kills a running child and removes its temp file (SHUTDOWN, FLUSHALL-like resets).
+void KillBackgroundSave(Server& server);
+
+// What SHUTDOWN does before exiting: kDefault saves when save points are configured.
+enum class ShutdownSave { kDefault, kSave, kNoSave };
+bool SaveBeforeShutdown(Server& server, ShutdownSave mode, std::string* error);
+
+// Start-up: loads dbfilename from dir when it exists. False with *error (naming the file and
+// the byte offset) when the file is unreadable or corrupt: the server must not start.
+bool LoadSnapshotAtStartup(Server& server, std::string* error);
+// DEBUG RELOAD: save, empty the databases, load the file back.
+bool ReloadSnapshot(Server& server, std::string* error);
+
+}  // namespace vireo

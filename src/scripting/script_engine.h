@@ -1,0 +1,135 @@
+// Runs Lua scripts for EVAL/EVALSHA(_RO) and FCALL(_RO): the script cache by SHA1, the
+// redis.call bridge into normal command dispatch (a fake client, so WATCH, keyspace
+// notifications and stats apply as for any command), and busy-script handling (past
+// busy-reply-threshold the server keeps serving other clients, who get BUSY, and SCRIPT KILL /
+// FUNCTION KILL can stop the script). One per server, on the execution thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+struct lua_State;
+struct lua_Debug;
+
+namespace vireo {
+
+class FunctionLibraries;
+class Server;
+struct Client;
+struct CommandContext;
+struct CommandSpec;
+
+// Script flags (shebang `flags=` / register_function flags), as Redis 7.0 names them.
+enum ScriptFlag : uint32_t {
+  kScriptNoWrites = 1u << 0,
+  kScriptAllowOom = 1u << 1,
+  kScriptAllowStale = 1u << 2,
+  kScriptNoCluster = 1u << 3,
+  kScriptAllowCrossSlot = 1u << 4,
+  kScriptEvalCompat = 1u << 5,  // an EVAL script without shebang
+};
+
+// Parses one flag name; false when unknown.
+bool ParseScriptFlag(std::string_view name, uint32_t* flag);
+
+// Checks a `#!lua ...` first line (Redis 7.0 rules); "" on success or the error text.
+// *flags gets its flags. Scripts compile with the shebang line turned into a comment, so
+// line numbers stay.
+std::string ParseEvalShebang(std::string_view body, uint32_t* flags);
+
+class ScriptEngine {
+ public:
+  explicit ScriptEngine(Server& server);
+  ~ScriptEngine();
+  ScriptEngine(const ScriptEngine&) = delete;
+  ScriptEngine& operator=(const ScriptEngine&) = delete;
+
+  // EVAL script numkeys ... / EVALSHA sha1 numkeys ... (read_only: the _RO variants).
+  void Eval(CommandContext& ctx, bool by_sha, bool read_only);
+  // SCRIPT LOAD: caches body; its SHA1 in sha[41], or false with the error reply text.
+  bool Load(std::string_view body, char* sha, std::string* error);
+  bool Exists(std::string_view sha) const;
+  void FlushScripts();
+  size_t CachedScripts() const { return scripts_.size(); }
+  size_t ScriptsBodyBytes() const { return scripts_bytes_; }
+  // Bytes the Lua heap holds.
+  size_t LuaMemory() const;
+
+  // FCALL / FCALL_RO function numkeys [key ...] [arg ...]: calls the function with (KEYS,
+  // ARGV) as its two arguments.
+  void Fcall(CommandContext& ctx, bool read_only);
+  FunctionLibraries& functions() { return *functions_; }
+
+  // True while a script runs; Busy once it passed busy-reply-threshold.
+  bool Running() const { return run_.caller != nullptr; }
+  bool RunningEval() const { return run_.is_eval; }
+  // The running script's SHA1 or function name, its command and how long it has run.
+  std::string_view RunningName() const { return run_.id; }
+  const Client* RunningCaller() const { return run_.caller; }
+  int64_t RunningMs() const;
+  // SCRIPT KILL (eval) / FUNCTION KILL (!eval): the reply.
+  void Kill(CommandContext& ctx, bool eval);
+
+  lua_State* lua() { return L_; }
+  Server& server() { return server_; }
+
+ private:
+  struct Script {
+    int ref;
+    uint32_t flags;
+    size_t body_size;
+  };
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const;
+  };
+  struct Run {
+    Client* caller = nullptr;
+    std::string_view id;  // SHA1 or function name (for the slow-script log line)
+    int64_t start_us = 0;
+    bool is_eval = true;
+    bool read_only = false;
+    bool resp3 = false;
+    bool wrote = false;
+    bool killed = false;
+    bool timed_out = false;
+  };
+
+  // Compiles body into a cached script; false with the error reply text.
+  bool Compile(std::string_view body, const char* sha, std::string* error);
+  // Runs the function on top of the stack (with nargs arguments above it) and replies.
+  void RunAndReply(CommandContext& ctx, int nargs, std::string_view id, bool is_eval,
+                   bool read_only);
+  // Pushes KEYS and ARGV (as globals for EVAL, as arguments for FCALL).
+  void PushKeysAndArgs(CommandContext& ctx, size_t numkeys);
+  // redis.call / redis.pcall: runs a command; pushes its reply (1) or an error table (-1).
+  int CallCommand(lua_State* L);
+  int SetResp(lua_State* L);
+  int SetRepl(lua_State* L);
+  int AclCheckCmd(lua_State* L);
+  void OnHook(lua_State* L);
+
+  static int LuaCall(lua_State* L);
+  static int LuaPcall(lua_State* L);
+  static int LuaSetResp(lua_State* L);
+  static int LuaSetRepl(lua_State* L);
+  static int LuaAclCheckCmd(lua_State* L);
+  static void LuaHook(lua_State* L, lua_Debug* ar);
+
+  Server& server_;
+  lua_State* L_;
+  std::unordered_map<std::string, Script, StringHash, std::equal_to<>> scripts_;
+  size_t scripts_bytes_ = 0;
+  Run run_;
+  std::unique_ptr<Client> fake_;       // runs the commands scripts call
+  std::string reply_buf_;              // their replies, before conversion to Lua
+  std::vector<std::string> num_args_;  // numbers given as command arguments, formatted
+  uint64_t runs_since_gc_ = 0;
+  std::unique_ptr<FunctionLibraries> functions_;
+};
+
+}  // namespace vireo
