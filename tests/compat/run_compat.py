@@ -496,7 +496,7 @@ def main():
     ap.add_argument("--seed", type=int, default=None, help="random seed (printed)")
     ap.add_argument("--families",
                     default="strings,keys,errors,lists,sets,sort,zsets,hashes,streams,bitmaps,hll,"
-                            "geo",
+                            "geo,transactions,scripting",
                     help=f"comma-separated generator families; known: "
                          f"{','.join(sorted(REGISTRY))}")
     ap.add_argument("--protocols", default="2,3", help="RESP versions to use (default 2,3)")
