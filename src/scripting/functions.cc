@@ -39,14 +39,7 @@ std::string ParseLibraryHeader(std::string_view code, std::string* name) {
   size_t eol = code.find('\n');
   if (eol == std::string_view::npos) return "Invalid library metadata";
   std::string_view line = code.substr(0, eol);
-  std::vector<std::string_view> parts;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && isspace(static_cast<unsigned char>(line[i]))) ++i;
-    size_t start = i;
-    while (i < line.size() && !isspace(static_cast<unsigned char>(line[i]))) ++i;
-    if (i > start) parts.push_back(line.substr(start, i - start));
-  }
+  std::vector<std::string_view> parts = ShebangWords(line);
   bool have_name = false;
   for (size_t p = 1; p < parts.size(); ++p) {
     if (parts[p].substr(0, 5) != "name=") {

@@ -12,6 +12,17 @@
 namespace vireo {
 namespace {
 
+// Entries of the table at stack index t (any keys: RESP3 map and set tables).
+size_t CountEntries(lua_State* L, int t) {
+  size_t n = 0;
+  lua_pushnil(L);
+  while (lua_next(L, t) != 0) {
+    ++n;
+    lua_pop(L, 1);
+  }
+  return n;
+}
+
 // Finds the CRLF ending the line that starts at p; nullptr when the input ends first.
 const char* LineEnd(const char* p, const char* end) {
   const void* cr = memchr(p, '\r', static_cast<size_t>(end - p));
@@ -217,12 +228,7 @@ void ToReply(lua_State* L, int idx, ReplyBuilder& reply, bool resp3_script, int 
   }
   if (GetTyped(L, t, "map", LUA_TTABLE)) {
     const int m = lua_gettop(L);
-    size_t n = 0;
-    lua_pushnil(L);
-    while (lua_next(L, m) != 0) {
-      ++n;
-      lua_pop(L, 1);
-    }
+    size_t n = CountEntries(L, m);
     reply.Map(n);
     lua_pushnil(L);
     while (lua_next(L, m) != 0) {
@@ -238,12 +244,7 @@ void ToReply(lua_State* L, int idx, ReplyBuilder& reply, bool resp3_script, int 
   }
   if (GetTyped(L, t, "set", LUA_TTABLE)) {
     const int m = lua_gettop(L);
-    size_t n = 0;
-    lua_pushnil(L);
-    while (lua_next(L, m) != 0) {
-      ++n;
-      lua_pop(L, 1);
-    }
+    size_t n = CountEntries(L, m);
     reply.Set(n);
     lua_pushnil(L);
     while (lua_next(L, m) != 0) {

@@ -55,19 +55,24 @@ bool ParseScriptFlag(std::string_view name, uint32_t* flag) {
   return false;
 }
 
-std::string ParseEvalShebang(std::string_view body, uint32_t* flags) {
-  *flags = 0;
-  size_t eol = body.find('\n');
-  if (eol == std::string_view::npos) return "Invalid script shebang";
-  std::string_view line = body.substr(0, eol);
-  std::vector<std::string_view> parts;
+std::vector<std::string_view> ShebangWords(std::string_view line) {
+  std::vector<std::string_view> words;
   size_t i = 0;
   while (i < line.size()) {
     while (i < line.size() && isspace(static_cast<unsigned char>(line[i]))) ++i;
     size_t start = i;
     while (i < line.size() && !isspace(static_cast<unsigned char>(line[i]))) ++i;
-    if (i > start) parts.push_back(line.substr(start, i - start));
+    if (i > start) words.push_back(line.substr(start, i - start));
   }
+  return words;
+}
+
+std::string ParseEvalShebang(std::string_view body, uint32_t* flags) {
+  *flags = 0;
+  size_t eol = body.find('\n');
+  if (eol == std::string_view::npos) return "Invalid script shebang";
+  std::string_view line = body.substr(0, eol);
+  std::vector<std::string_view> parts = ShebangWords(line);
   if (parts.empty() || parts[0] != "#!lua") {
     return "Unexpected engine in script shebang: " + std::string(parts.empty() ? line : parts[0]);
   }

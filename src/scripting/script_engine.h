@@ -40,6 +40,8 @@ bool ParseScriptFlag(std::string_view name, uint32_t* flag);
 // *flags gets its flags. Scripts compile with the shebang line turned into a comment, so
 // line numbers stay.
 std::string ParseEvalShebang(std::string_view body, uint32_t* flags);
+// The whitespace-separated words of a shebang line ("#!lua name=lib flags=...").
+std::vector<std::string_view> ShebangWords(std::string_view line);
 
 class ScriptEngine {
  public:
