@@ -37,6 +37,8 @@ inline constexpr const char* kExpireNxConflict =
 inline constexpr const char* kUnsupportedOptionPrefix = "ERR Unsupported option ";
 inline constexpr const char* kExpireGtLtConflict =
     "ERR GT and LT options at the same time are not compatible";
+// maxmemory reached and nothing (more) can be evicted.
+inline constexpr const char* kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr const char* kLfuNotSelected =
     "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
     "that when switching between policies at runtime LRU and LFU data will take some time to "

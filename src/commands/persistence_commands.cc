@@ -13,6 +13,7 @@
 #include "persistence/snapshot.h"
 #include "server/notify.h"
 #include "server/server.h"
+#include "store/access_clock.h"
 #include "store/value.h"
 
 namespace vireo {
@@ -162,7 +163,7 @@ void CmdRestore(CommandContext& ctx) {
   }
   ctx.db->Attach(e);
   if (ttl != 0) ctx.db->SetExpire(e, ttl);
-  if (idle >= 0) e->SetLru((LruClock() - static_cast<uint32_t>(idle)) & 0xFFFFFF);
+  RestoreAccessClock(e, idle, freq);
   ctx.KeyModified(ctx.db, key);
   NotifyKeyspaceEvent(ctx, kNotifyGeneric, "restore", ctx.db, key);
   ctx.reply.Ok();

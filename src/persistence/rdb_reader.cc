@@ -11,6 +11,7 @@
 #include "common/crc64.h"
 #include "common/log.h"
 #include "persistence/rdb_format.h"
+#include "store/access_clock.h"
 #include "store/value.h"
 
 namespace vireo {
@@ -222,6 +223,7 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
   Db* db = dbs.empty() ? nullptr : dbs[0];
   int64_t expire_ms = 0;
   int64_t idle = -1;
+  int64_t freq = -1;
   std::string key, aux_key, aux_value;
   while (true) {
     uint8_t op;
@@ -240,7 +242,8 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
       case rdb::kOpFreq: {
         uint8_t f;
         if (!r.Byte(&f)) return fail();
-        continue;  // LFU counters are not modeled
+        freq = f;
+        continue;
       }
       case rdb::kOpIdle: {
         uint64_t v;
@@ -311,12 +314,13 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
       } else {
         db->Attach(e);
         if (expire_ms != 0) db->SetExpire(e, expire_ms);
-        if (idle >= 0) e->SetLru((LruClock() - static_cast<uint32_t>(idle)) & 0xFFFFFF);
+        RestoreAccessClock(e, idle, freq);
         ++stats->keys_loaded;
       }
     }
     expire_ms = 0;
     idle = -1;
+    freq = -1;
   }
 }
 

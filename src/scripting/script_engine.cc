@@ -15,6 +15,7 @@
 #include "scripting/functions.h"
 #include "scripting/lua_env.h"
 #include "scripting/lua_reply.h"
+#include "server/eviction.h"
 #include "server/server.h"
 
 namespace vireo {
@@ -220,7 +221,8 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   PushKeysAndArgs(ctx, static_cast<size_t>(numkeys));
   SetScriptGlobal(L_, "ARGV");
   SetScriptGlobal(L_, "KEYS");
-  RunAndReply(ctx, 0, std::string_view(sha, 40), true, read_only || (s.flags & kScriptNoWrites));
+  RunAndReply(ctx, 0, std::string_view(sha, 40), true, read_only || (s.flags & kScriptNoWrites),
+              (s.flags & kScriptAllowOom) != 0);
 }
 
 void ScriptEngine::Fcall(CommandContext& ctx, bool read_only_command) {
@@ -248,7 +250,8 @@ void ScriptEngine::Fcall(CommandContext& ctx, bool read_only_command) {
   }
   lua_rawgeti(L_, LUA_REGISTRYINDEX, fn->ref);
   PushKeysAndArgs(ctx, static_cast<size_t>(numkeys));
-  RunAndReply(ctx, 2, fn->name, false, read_only_command || (fn->flags & kScriptNoWrites));
+  RunAndReply(ctx, 2, fn->name, false, read_only_command || (fn->flags & kScriptNoWrites),
+              (fn->flags & kScriptAllowOom) != 0);
 }
 
 void ScriptEngine::PushKeysAndArgs(CommandContext& ctx, size_t numkeys) {
@@ -268,7 +271,7 @@ void ScriptEngine::PushKeysAndArgs(CommandContext& ctx, size_t numkeys) {
 }
 
 void ScriptEngine::RunAndReply(CommandContext& ctx, int nargs, std::string_view id, bool is_eval,
-                               bool read_only) {
+                               bool read_only, bool allow_oom) {
   // Stack: function, nargs arguments. The error handler goes below them.
   const int base = lua_gettop(L_) - nargs;  // the function's index
   PushErrorHandler(L_);
@@ -279,6 +282,7 @@ void ScriptEngine::RunAndReply(CommandContext& ctx, int nargs, std::string_view 
   run_.start_us = MonotonicUs();
   run_.is_eval = is_eval;
   run_.read_only = read_only;
+  run_.allow_oom = allow_oom;
   fake_->db_index = ctx.client.db_index;
   ScriptEngine* outer = g_running;
   g_running = this;
@@ -367,6 +371,11 @@ int ScriptEngine::CallCommand(lua_State* L) {
     refusal = "This Redis command is not allowed from script";
   } else if ((spec->flags & kCmdWrite) && run_.read_only) {
     refusal = "Write commands are not allowed from read-only scripts.";
+  } else if ((spec->flags & kCmdDenyOom) && !run_.allow_oom && !run_.wrote &&
+             server_.config().maxmemory != 0 && CommandStartedOutOfMemory()) {
+    // Valkey's rule: the script's command found memory full; once a script has written,
+    // it may go on, so it is never left half done.
+    refusal = "-OOM command not allowed when used memory > 'maxmemory'.";  // errors::kOom
   }
   if (refusal != nullptr) {
     args.clear();

@@ -95,6 +95,7 @@ class ScriptEngine {
     int64_t start_us = 0;
     bool is_eval = true;
     bool read_only = false;
+    bool allow_oom = false;  // flags=allow-oom: denyoom calls run even out of memory
     bool resp3 = false;
     bool wrote = false;
     bool killed = false;
@@ -105,7 +106,7 @@ class ScriptEngine {
   bool Compile(std::string_view body, const char* sha, std::string* error);
   // Runs the function on top of the stack (with nargs arguments above it) and replies.
   void RunAndReply(CommandContext& ctx, int nargs, std::string_view id, bool is_eval,
-                   bool read_only);
+                   bool read_only, bool allow_oom = false);
   // Pushes KEYS and ARGV (as globals for EVAL, as arguments for FCALL).
   void PushKeysAndArgs(CommandContext& ctx, size_t numkeys);
   // redis.call / redis.pcall: runs a command; pushes its reply (1) or an error table (-1).

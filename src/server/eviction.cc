@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands/command_table.h"
+#include "commands/errors.h"
 #include "common/clock.h"
 #include "server/client.h"
 #include "server/config.h"
@@ -20,8 +21,6 @@
 
 namespace vireo {
 namespace {
-
-constexpr const char* kOomError = "OOM command not allowed when used memory > 'maxmemory'.";
 
 enum class Policy { kNoEviction, kLru, kLfu, kTtl, kRandom };
 
@@ -168,7 +167,8 @@ bool PickVictim(Server& server, int* db_index, std::string* key) {
     }
     return false;
   }
-  const size_t samples = static_cast<size_t>(std::max<int64_t>(server.config().maxmemory_samples, 1));
+  const size_t samples =
+      static_cast<size_t>(std::max<int64_t>(server.config().maxmemory_samples, 1));
   // A pool's candidate may have been deleted since it was sampled: look each pick up again,
   // and refill the pool from fresh samples when it runs dry.
   for (int round = 0; round < 16; ++round) {
@@ -213,7 +213,8 @@ void UpdateExceededTime(bool over) {
   if (over) {
     if (st.exceeded_since_us == 0) st.exceeded_since_us = MonotonicUs();
   } else if (st.exceeded_since_us != 0) {
-    st.stats.total_exceeded_ms += static_cast<uint64_t>(MonotonicUs() - st.exceeded_since_us) / 1000;
+    st.stats.total_exceeded_ms +=
+        static_cast<uint64_t>(MonotonicUs() - st.exceeded_since_us) / 1000;
     st.exceeded_since_us = 0;
   }
 }
@@ -278,7 +279,7 @@ bool RejectForMaxmemory(Server& server, Client* c, const CommandSpec* spec) {
     deny = true;
   }
   if (!deny) return false;
-  c->reply.Error(kOomError);
+  c->reply.Error(errors::kOom);
   return true;
 }
 

@@ -24,9 +24,7 @@ void SetAccessClockPolicy(bool lfu, int64_t log_factor, int64_t decay_minutes) {
 
 bool AccessClockIsLfu() { return g_lfu; }
 
-uint32_t NewAccessClock() {
-  return g_lfu ? LfuPack(LfuMinutesNow(), kLfuInitCounter) : LruClock();
-}
+uint32_t NewAccessClock() { return g_lfu ? LfuPack(LfuMinutesNow(), kLfuInitCounter) : LruClock(); }
 
 uint32_t LfuMinutesNow() { return static_cast<uint32_t>(CommandTimeMs() / 60000) & 0xFFFF; }
 
@@ -37,8 +35,8 @@ uint32_t LfuElapsedMinutes(uint32_t now, uint32_t then) {
 uint8_t LfuDecayed(uint32_t clock24, uint32_t now_minutes, int64_t decay_minutes) {
   uint8_t counter = clock24 & 0xFF;
   if (decay_minutes <= 0) return counter;
-  uint64_t periods = LfuElapsedMinutes(now_minutes, clock24 >> 8) /
-                     static_cast<uint64_t>(decay_minutes);
+  uint64_t periods =
+      LfuElapsedMinutes(now_minutes, clock24 >> 8) / static_cast<uint64_t>(decay_minutes);
   return periods >= counter ? 0 : static_cast<uint8_t>(counter - periods);
 }
 

@@ -91,12 +91,14 @@ def test_volatile_ttl_evicts_the_soonest_expiring_first(start_server):
             p.set(f"soon:{i}", VALUE, ex=10000)
             p.set(f"late:{i}", VALUE, ex=1000000)
         p.execute()
-    fill(r, "fill", 2000, ex=2000000)
+    fill(r, "fill", 1200, ex=2000000)
     soon = sum(r.exists(f"soon:{i}") for i in range(1000))
     late = sum(r.exists(f"late:{i}") for i in range(1000))
-    assert evicted_keys(r) > 500
-    assert soon < late
-    assert late > 900
+    evicted = evicted_keys(r)
+    assert 200 < evicted < 900
+    # Sampling is approximate: nearly all evictions hit the soonest expiring keys.
+    assert late > 950
+    assert soon < 1000 - (evicted - 100)
 
 
 def test_noeviction_refuses_denyoom_commands_with_valkeys_error(server):
@@ -252,11 +254,28 @@ def test_lazyfree_lazy_eviction_frees_big_values_in_the_background(start_server)
     r = start_server().client()
     r.config_set("lazyfree-lazy-eviction", "yes")
     limit = limit_above_usage(r, "allkeys-random", 3)
-    for base in range(0, 300, 50):
+    fields = {f"f{j}": "v" * 40 for j in range(1000)}  # past the listpack limit: a table
+    for base in range(0, 60, 10):
         p = r.pipeline(transaction=False)
-        for i in range(base, base + 50):
-            p.hset(f"h:{i}", mapping={f"f{j}": "v" * 40 for j in range(200)})
+        for i in range(base, base + 10):
+            p.hset(f"h:{i}", mapping=fields)
         assert all(not isinstance(x, Exception) for x in p.execute(raise_on_error=False))
     assert evicted_keys(r) > 0
     assert int(r.info("memory")["lazyfreed_objects"]) > 0
     assert used_memory(r) <= limit * 1.1
+
+
+def test_scripts_refuse_denyoom_calls_when_out_of_memory(server):
+    r = server.client()
+    r.set("q", "v")
+    r.config_set("maxmemory", 1)
+    with pytest.raises(redis.ResponseError) as e:
+        r.eval("return redis.call('set', 'q', '1')", 0)
+    assert str(e.value).startswith(OOM + " script: ")
+    with pytest.raises(redis.ResponseError) as e:
+        r.eval("return redis.pcall('set', 'q', '1')", 0)
+    assert str(e.value) == OOM
+    assert r.eval("return redis.call('get', 'q')", 0) == "v"
+    assert r.eval("#!lua flags=allow-oom\nreturn redis.call('set', 'q', '2')", 0) == "OK"
+    r.config_set("maxmemory", 0)
+    assert r.eval("return redis.call('set', 'q', '3')", 0) == "OK"
