@@ -288,6 +288,7 @@ void Server::ProcessInput(Client* c) {
       ahead_off = 0;
       ahead_done = false;
     }
+    Db* db = dbs_[static_cast<size_t>(c->db_index)].get();  // the command's (before a SELECT)
     size_t consumed = 0;
     RequestParser::Result r;
     bool hashed = false;  // the look-ahead computed args[1]'s hash: key_hash
@@ -303,9 +304,7 @@ void Server::ProcessInput(Client* c) {
       --ahead_count;
       if (ahead_count >= kEntryDistance) {
         size_t later = (ahead_head + kEntryDistance - 1) % kLookAhead;
-        if (c->ahead[later].size() > 1) {
-          dbs_[static_cast<size_t>(c->db_index)]->PrefetchEntry(ahead_hash[later]);
-        }
+        if (c->ahead[later].size() > 1) db->PrefetchEntry(ahead_hash[later]);
       }
       r = RequestParser::Result::kCommand;
     } else {
@@ -335,7 +334,6 @@ void Server::ProcessInput(Client* c) {
         if (ahead_off < consumed) ahead_off = consumed;
         const char* data = c->conn.InputData();
         size_t size = c->conn.InputSize();
-        Db* db = dbs_[static_cast<size_t>(c->db_index)].get();
         while (ahead_count < kLookAhead && ahead_off < size) {
           size_t slot = (ahead_head + ahead_count) % kLookAhead;
           std::vector<std::string_view>& args = c->ahead[slot];
@@ -350,13 +348,9 @@ void Server::ProcessInput(Client* c) {
           ahead_off += ahead_bytes[slot];
         }
       }
-      Db* hinted = nullptr;
-      if (hashed) {
-        hinted = dbs_[static_cast<size_t>(c->db_index)].get();
-        hinted->HintHash(c->args[1], key_hash);
-      }
+      if (hashed) db->HintHash(c->args[1], key_hash);
       Execute(c);
-      if (hinted != nullptr) hinted->ClearHint();  // before its bytes are consumed
+      if (hashed) db->ClearHint();  // before its bytes are consumed
       // CLIENT CACHING covers the next command or transaction only; CLIENT's own subcommands
       // keep it, as in Valkey.
       if ((c->flags & kClientTrackingCaching) && !(c->flags & kClientMulti) &&
