@@ -1,12 +1,15 @@
 // Functions: FCALL FCALL_RO FUNCTION (LOAD LIST DELETE FLUSH DUMP RESTORE STATS KILL HELP). The
 // libraries live in scripting/functions.
 #include <string>
+#include <vector>
 
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "commands/registry.h"
 #include "commands/server_family.h"
 #include "common/numbers.h"
+#include "persistence/rdb_reader.h"
+#include "persistence/rdb_writer.h"
 #include "scripting/functions.h"
 #include "scripting/script_engine.h"
 #include "server/server.h"
@@ -97,7 +100,10 @@ void CmdFunctionFlush(CommandContext& ctx) {
 }
 
 // FUNCTION DUMP
-void CmdFunctionDump(CommandContext& ctx) { ctx.reply.Bulk(Libraries(ctx).Dump()); }
+// The payload is Valkey's (persistence/rdb_writer.h), so dumps move between the servers.
+void CmdFunctionDump(CommandContext& ctx) {
+  ctx.reply.Bulk(FunctionsPayload(Libraries(ctx).Codes()));
+}
 
 // FUNCTION RESTORE serialized-value [FLUSH|APPEND|REPLACE]
 void CmdFunctionRestore(CommandContext& ctx) {
@@ -119,7 +125,9 @@ void CmdFunctionRestore(CommandContext& ctx) {
     }
   }
   std::string error;
-  if (!Libraries(ctx).Restore(ctx.arg(2), policy, &error)) {
+  std::vector<std::string> codes;
+  if (!ReadFunctionsPayload(ctx.arg(2), &codes, &error) ||
+      !Libraries(ctx).Restore(codes, policy, &error)) {
     ctx.reply.Error(error);
     return;
   }

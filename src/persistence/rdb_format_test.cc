@@ -131,6 +131,35 @@ std::string Encode(void (*fn)(RdbWriter&)) {
   return w.buffer();
 }
 
+TEST(RdbFunctions, PayloadRoundTripAndDamage) {
+  std::vector<std::string> codes = {"#!lua name=a\nreturn 1", std::string(300, 'x')};
+  std::string payload = FunctionsPayload(codes);
+  EXPECT_EQ(static_cast<uint8_t>(payload[0]), rdb::kOpFunction2);
+  std::vector<std::string> back;
+  std::string error;
+  ASSERT_TRUE(ReadFunctionsPayload(payload, &back, &error)) << error;
+  EXPECT_EQ(back, codes);
+  back.clear();
+  EXPECT_TRUE(ReadFunctionsPayload(FunctionsPayload({}), &back, &error));
+  EXPECT_TRUE(back.empty());
+  std::string bad = payload;
+  bad[3] ^= 1;
+  EXPECT_FALSE(ReadFunctionsPayload(bad, &back, &error));
+  EXPECT_EQ(error, "ERR DUMP payload version or checksum are wrong");
+  // A value type where a library belongs, then a torn library, each with a valid footer.
+  auto framed = [](std::string body) {
+    body.push_back(static_cast<char>(rdb::kWriteVersion));
+    body.push_back('\0');
+    uint64_t crc = Crc64(0, body.data(), body.size());
+    for (int i = 0; i < 8; ++i) body.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
+    return body;
+  };
+  EXPECT_FALSE(ReadFunctionsPayload(framed(std::string("\0\x03" "abc", 5)), &back, &error));
+  EXPECT_EQ(error, "ERR given type is not a function");
+  EXPECT_FALSE(ReadFunctionsPayload(framed("\xf5\x05" "ab"), &back, &error));
+  EXPECT_EQ(error, "ERR Failed loading library payload");
+}
+
 TEST(RdbReader, OlderEncodings) {
   RdbLoadLimits lim = RdbLoadLimitsFrom(Config{});
   static std::string z = SampleZiplist();

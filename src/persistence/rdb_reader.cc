@@ -285,9 +285,8 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
         }
         continue;
       case rdb::kOpFunction2:
-        // Functions are not supported yet: keep the data, drop the library with a warning.
         if (!r.String(&aux_value)) return fail();
-        LogWarning("RDB holds a function library; functions are not supported, skipped");
+        stats->functions.push_back(std::move(aux_value));
         continue;
       case rdb::kOpModuleAux:
       case rdb::kOpFunctionPreGa:
@@ -345,6 +344,30 @@ Entry* LoadDumpPayload(std::string_view payload, std::string_view key,
   Entry* e = nullptr;
   if (ReadRdbValue(r, type, key, limits, &e) != RdbValueStatus::kOk) return nullptr;
   return e;
+}
+
+bool ReadFunctionsPayload(std::string_view payload, std::vector<std::string>* codes,
+                          std::string* error) {
+  if (!VerifyDumpPayload(payload)) {
+    *error = "ERR DUMP payload version or checksum are wrong";
+    return false;
+  }
+  RdbReader r(reinterpret_cast<const unsigned char*>(payload.data()), payload.size() - 10);
+  while (r.left() > 0) {
+    uint8_t op;
+    r.Byte(&op);
+    if (op != rdb::kOpFunction2) {
+      *error = "ERR given type is not a function";
+      return false;
+    }
+    std::string code;
+    if (!r.String(&code)) {
+      *error = "ERR Failed loading library payload";
+      return false;
+    }
+    codes->push_back(std::move(code));
+  }
+  return true;
 }
 
 }  // namespace vireo

@@ -76,6 +76,7 @@ struct RdbLoadStats {
   uint64_t keys_loaded = 0;
   uint64_t keys_expired = 0;  // already expired at load time, left out
   int version = 0;
+  std::vector<std::string> functions;  // function libraries' code, for the caller to load
 };
 
 // Loads a whole RDB image into dbs (keys already present make the load fail). Keys whose
@@ -89,5 +90,9 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
 bool VerifyDumpPayload(std::string_view payload);
 // The payload's value as a new unlinked entry named key; nullptr on bad data (empty too).
 Entry* LoadDumpPayload(std::string_view payload, std::string_view key, const RdbLoadLimits& limits);
+// FUNCTION RESTORE: the libraries' code held in a payload; false with *error (Valkey's reply
+// text) when it is damaged or holds anything else.
+bool ReadFunctionsPayload(std::string_view payload, std::vector<std::string>* codes,
+                          std::string* error);
 
 }  // namespace vireo

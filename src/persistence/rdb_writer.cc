@@ -422,6 +422,10 @@ bool WriteRdb(int fd, const std::vector<Db*>& dbs, const RdbWriteOptions& option
   aux_field("ctime", FormatInt64(static_cast<int64_t>(time(nullptr))));
   aux_field("used-mem", FormatInt64(aux.used_mem));
   aux_field("aof-base", aux.aof_base ? "1" : "0");
+  for (const std::string& code : aux.functions) {
+    w.Byte(rdb::kOpFunction2);
+    w.String(code);
+  }
   for (Db* db : dbs) {
     if (db->Size() == 0) continue;
     w.Byte(rdb::kOpSelectDb);
@@ -456,6 +460,18 @@ std::string DumpPayload(const Entry* e, const RdbWriteOptions& options) {
   RdbWriter w(-1, options);
   w.Byte(RdbWriter::TypeOf(e));
   w.Value(e);
+  std::string& out = w.buffer();
+  PutLE(&out, rdb::kWriteVersion, 2);
+  PutLE(&out, Crc64(0, out.data(), out.size()), 8);
+  return std::move(out);
+}
+
+std::string FunctionsPayload(const std::vector<std::string>& codes) {
+  RdbWriter w(-1, RdbWriteOptions{});
+  for (const std::string& code : codes) {
+    w.Byte(rdb::kOpFunction2);
+    w.String(code);
+  }
   std::string& out = w.buffer();
   PutLE(&out, rdb::kWriteVersion, 2);
   PutLE(&out, Crc64(0, out.data(), out.size()), 8);

@@ -80,6 +80,7 @@ struct RdbAuxInfo {
   std::string version;  // redis-ver
   int64_t used_mem = 0;
   bool aof_base = false;
+  std::vector<std::string> functions;  // every function library's code
 };
 
 // Writes a complete RDB file (header, aux fields, every database, EOF, checksum) to fd.
@@ -90,5 +91,9 @@ bool WriteRdb(int fd, const std::vector<Db*>& dbs, const RdbWriteOptions& option
 
 // A DUMP payload: type byte, value, RDB version (2 bytes LE), CRC64 (8 bytes LE).
 std::string DumpPayload(const Entry* e, const RdbWriteOptions& options);
+
+// A FUNCTION DUMP payload: each library's code after the FUNCTION2 opcode, as in a file,
+// then the RDB version and CRC64 as in a DUMP payload.
+std::string FunctionsPayload(const std::vector<std::string>& codes);
 
 }  // namespace vireo

@@ -17,6 +17,8 @@
 #include "common/log.h"
 #include "persistence/rdb_reader.h"
 #include "persistence/rdb_writer.h"
+#include "scripting/functions.h"
+#include "scripting/script_engine.h"
 #include "server/server.h"
 #include "store/memory.h"
 
@@ -62,6 +64,7 @@ bool WriteFile(Server& server, std::string* error) {
   RdbAuxInfo aux;
   aux.version = kCompatVersion;
   aux.used_mem = static_cast<int64_t>(UsedMemory());
+  if (server.has_scripts()) aux.functions = server.scripts().functions().Codes();
   std::string err;
   bool ok = WriteRdb(fd, AllDbs(server), opt, aux, &err);
   if (ok && fsync(fd) != 0) {
@@ -236,6 +239,15 @@ bool LoadFile(Server& server, const std::string& path, std::string* error, bool 
   if (!ok) {
     *error = "Bad RDB file '" + path + "' " + err;
     return false;
+  }
+  // The file's function libraries replace the loaded ones, as in Valkey.
+  if (!stats.functions.empty() ||
+      (server.has_scripts() && server.scripts().functions().LibraryCount() != 0)) {
+    std::string fn_error;
+    if (!server.scripts().functions().Restore(stats.functions, "flush", &fn_error)) {
+      *error = "Bad RDB file '" + path + "': function library: " + fn_error;
+      return false;
+    }
   }
   server.snapshot().last_load_keys_loaded = stats.keys_loaded;
   server.snapshot().last_load_keys_expired = stats.keys_expired;

@@ -13,7 +13,6 @@
 namespace vireo {
 namespace {
 
-constexpr const char* kDumpMagic = "VIREOFN1";
 constexpr int64_t kLoadTimeoutUs = 500 * 1000;  // as Redis: library code must return quickly
 int64_t g_load_start_us = 0;
 
@@ -358,53 +357,34 @@ void FunctionLibraries::List(ReplyBuilder& reply, std::string_view pattern, bool
   }
 }
 
-std::string FunctionLibraries::Dump() const {
-  std::string out = kDumpMagic;
-  for (const auto& [name, lib] : libs_) {
-    // A 4-byte little-endian length, then the code.
-    uint32_t len = static_cast<uint32_t>(lib.code.size());
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((len >> (8 * i)) & 0xff));
-    out += lib.code;
-  }
-  return out;
+std::vector<std::string> FunctionLibraries::Codes() const {
+  std::vector<std::string> codes;
+  for (const auto& [name, lib] : libs_) codes.push_back(lib.code);
+  return codes;
 }
 
-bool FunctionLibraries::Restore(std::string_view payload, std::string_view policy,
+bool FunctionLibraries::Restore(const std::vector<std::string>& codes, std::string_view policy,
                                 std::string* error) {
-  const size_t magic = strlen(kDumpMagic);
-  std::vector<std::string_view> codes;
-  bool ok = payload.substr(0, magic) == kDumpMagic;
-  size_t pos = magic;
-  while (ok && pos < payload.size()) {
-    const size_t used = 4;
-    uint64_t len = 0;
-    for (size_t i = 0; i < used && pos + i < payload.size(); ++i) {
-      len |= static_cast<uint64_t>(static_cast<unsigned char>(payload[pos + i])) << (8 * i);
-    }
-    if (payload.size() - pos < used || len > payload.size() - pos - used) {
-      ok = false;
-      break;
-    }
-    codes.push_back(payload.substr(pos + used, len));
-    pos += used + len;
-  }
-  if (!ok) {
-    *error = "ERR DUMP payload version or checksum are wrong";
-    return false;
-  }
+  bool ok = true;
   // All or nothing: on any failure the libraries are as before.
   std::vector<std::string> saved;
   for (const auto& [name, lib] : libs_) saved.push_back(lib.code);
   if (policy == "flush") Flush();
   std::string out;
-  for (std::string_view code : codes) {
+  std::vector<std::string> restored;  // names from the payload so far
+  for (const std::string& code : codes) {
     std::string name;
     ParseLibraryHeader(code, &name);
-    if (policy != "replace" && libs_.count(name) != 0) {
-      *error = "ERR Library " + name + " already exists";
+    // Valkey's two texts: a name repeated inside the payload fails like FUNCTION LOAD (quoted),
+    // a clash with a library already there has its own message.
+    bool repeated = std::find(restored.begin(), restored.end(), name) != restored.end();
+    if (repeated || (policy == "append" && libs_.count(name) != 0)) {
+      *error = repeated ? "ERR Library '" + name + "' already exists"
+                        : "ERR Library " + name + " already exists";
       ok = false;
       break;
     }
+    restored.push_back(name);
     if (!Load(code, true, &out)) {
       *error = out;
       ok = false;

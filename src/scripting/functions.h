@@ -45,10 +45,11 @@ class FunctionLibraries {
   const LuaFunction* Find(std::string_view name) const;
   // FUNCTION LIST [LIBRARYNAME pattern] [WITHCODE] (pattern "" = all).
   void List(ReplyBuilder& reply, std::string_view pattern, bool with_code) const;
-  // FUNCTION DUMP / RESTORE: Vireo's own payload (a version tag, then each library's code),
-  // not Valkey's RDB-based one. policy: "append", "replace" or "flush".
-  std::string Dump() const;
-  bool Restore(std::string_view payload, std::string_view policy, std::string* error);
+  // Every library's code (FUNCTION DUMP and RDB files serialize these).
+  std::vector<std::string> Codes() const;
+  // FUNCTION RESTORE: loads the codes all or nothing; policy "append", "replace" or "flush".
+  bool Restore(const std::vector<std::string>& codes, std::string_view policy,
+               std::string* error);
 
   size_t LibraryCount() const { return libs_.size(); }
   size_t FunctionCount() const { return fns_.size(); }

@@ -208,6 +208,73 @@ def test_dump_restore_both_ways(start_server, tmp_path):
     assert vc.dump("missing") is None
 
 
+
+FN_LIB = ("#!lua name=fnlib\n"
+          "redis.register_function('fget', function(keys) return redis.call('get', keys[1]) end)")
+
+
+def _crc64(data):
+    crc = 0
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x95AC9329AC4BC9B5 if crc & 1 else 0)
+    return crc
+
+
+def _payload(body, version=10):
+    body += version.to_bytes(2, "little")
+    return body + _crc64(body).to_bytes(8, "little")
+
+
+@need_redis
+def test_function_payloads_and_files_both_ways(start_server, tmp_path):
+    rs = start_redis(start_server, tmp_path)
+    vs = start_vireo(start_server)
+    rc = rs.client(decode_responses=False)
+    vc = vs.client(decode_responses=False)
+    rc.function_load(FN_LIB)
+    payload = rc.function_dump()
+    assert vc.function_dump() == _payload(b"")
+    assert vc.function_restore(payload)
+    assert vc.function_dump() == payload  # byte for byte the same format
+    vc.set("k", "v")
+    assert vc.fcall("fget", 1, "k") == b"v"
+    rc.function_flush()
+    assert rc.function_restore(vc.function_dump())
+    for c in (vc, rc):  # the same errors from both
+        with pytest.raises(redis.ResponseError, match="Library fnlib already exists"):
+            c.function_restore(payload)
+        twice = _payload(payload[:-10] * 2)
+        with pytest.raises(redis.ResponseError, match="Library 'fnlib' already exists"):
+            c.function_restore(twice, "replace")
+        for body, err in ((b"\x01abc", "given type is not a function"),
+                          (b"\xf5", "Failed loading library payload"),
+                          (b"\xf5\x03abc", "Missing library metadata")):
+            with pytest.raises(redis.ResponseError, match=err):
+                c.function_restore(_payload(body))
+        with pytest.raises(redis.ResponseError, match="DUMP payload version or checksum"):
+            c.function_restore(payload[:-1] + bytes([payload[-1] ^ 1]))
+    # RDB files carry the libraries both ways; DEBUG RELOAD keeps them.
+    assert vc.save()
+    assert vc.execute_command("DEBUG", "RELOAD") == b"OK"
+    assert vc.fcall("fget", 1, "k") == b"v"
+    rs.stop()
+    shutil.copy(vs.dir / "dump.rdb", rs.dir / "dump.rdb")
+    rs.start()
+    rc = rs.client(decode_responses=False)
+    assert rc.fcall("fget", 1, "k") == b"v"
+    rc.function_delete("fnlib")
+    rc.function_load(FN_LIB.replace("fget", "fget2"))
+    assert rc.save()
+    vs.stop()
+    shutil.copy(rs.dir / "dump.rdb", vs.dir / "dump.rdb")
+    vs.start()
+    vc = vs.client(decode_responses=False)
+    assert vc.fcall("fget2", 1, "k") == b"v"
+    assert len(vc.function_list()) == 1
+
+
 def _write_corrupt_and_start(start_server, src, mutate):
     vs = start_vireo(start_server)
     vs.stop()
