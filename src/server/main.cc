@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "commands/command_table.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "server/config.h"
 #include "server/server.h"
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
   char cwd[PATH_MAX];
   if (getcwd(cwd, sizeof(cwd)) != nullptr) config.dir = cwd;
   vireo::ConfigureLog(config.loglevel, config.logfile);
+  const char* clock_name = vireo::InitMonotonicClock();
   if (config.daemonize) Daemonize();
   if (!config.pidfile.empty()) {
     std::ofstream pid(config.pidfile);
@@ -97,6 +99,7 @@ int main(int argc, char** argv) {
   }
   LogNotice("Vireo %s started, pid=%d, port=%lld", VIREO_VERSION, static_cast<int>(getpid()),
             static_cast<long long>(server.config().port));
+  LogNotice("monotonic clock: %s", clock_name);
   LogNotice("Ready to accept connections");
   server.Run();
   LogNotice("Vireo is now ready to exit, bye bye...");

@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/bytes.h"
 #include "common/hash.h"
 
 namespace vireo {
@@ -55,8 +56,7 @@ inline uint64_t NextCursor(uint64_t cursor, uint64_t mask) {
 template <typename Node>
 inline bool KeyEquals(const Node* node, std::string_view key) {
   std::string_view k = node->Key();
-  return k.size() == key.size() &&
-         (key.empty() || std::memcmp(k.data(), key.data(), key.size()) == 0);
+  return k.size() == key.size() && BytesEqual(k.data(), key.data(), key.size());
 }
 
 template <typename Node>
