@@ -1,10 +1,11 @@
 # Thin wrapper over CMake + Ninja. See README.md.
 BUILD_DIR ?= build
 ASAN_DIR  ?= build-asan
+TSAN_DIR  ?= build-tsan
 JOBS      ?= 2
 PORT      ?= 6379
 
-.PHONY: all build run test asan asan-test bench deps clean
+.PHONY: all build run test asan asan-test tsan tsan-test bench deps clean
 
 all: build
 
@@ -31,8 +32,18 @@ asan:
 asan-test: deps asan
 	cd $(ASAN_DIR) && ctest --output-on-failure -j$(JOBS)
 
+# ThreadSanitizer build; tsan-test runs the integration suite on it with io-threads 4.
+tsan:
+	@test -f $(TSAN_DIR)/build.ninja || \
+	  cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVIREO_TSAN=ON
+	ninja -C $(TSAN_DIR) -j$(JOBS)
+
+tsan-test: deps tsan
+	VIREO_SERVER=$(TSAN_DIR)/vireo-server VIREO_CLI=$(TSAN_DIR)/vireo-cli VIREO_IO_THREADS=4 \
+	  /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration
+
 bench: deps build
 	bench/compare
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)

@@ -34,6 +34,16 @@ struct CommandContext {
   // replaced_with's contents (SWAPDB, once per side). Invalidates WATCHes of keys that change.
   void DbReplaced(Db* emptied, Db* replaced_with = nullptr);
 
+  // Propagation to the AOF and replicas (server/propagate.h). By default a command that
+  // changed data propagates its own arguments. Propagating() is false when nothing listens:
+  // check it before building arguments. PropagateAs replaces this command's arguments (an
+  // absolute expiry, SREM for SPOP, ...); AlsoPropagate adds a command in target's database;
+  // NoPropagate drops this command's own (what it added with AlsoPropagate stays).
+  bool Propagating() const;
+  void PropagateAs(std::vector<std::string> rewritten);
+  void AlsoPropagate(Db* target, std::vector<std::string> extra);
+  void NoPropagate();
+
   // Blocking commands. CanBlock is false inside MULTI/EXEC and scripts, where a blocking
   // command must answer at once as if its timeout had passed.
   bool CanBlock() const;

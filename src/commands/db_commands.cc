@@ -6,6 +6,7 @@
 #include "commands/errors.h"
 #include "commands/registry.h"
 #include "common/numbers.h"
+#include "persistence/snapshot.h"
 #include "server/server.h"
 
 namespace vireo {
@@ -66,14 +67,21 @@ void CmdFlushDb(CommandContext& ctx) {
 void CmdFlushAll(CommandContext& ctx) {
   bool async;
   if (!ParseFlushMode(ctx, &async)) return;
+  // As Valkey: a running BGSAVE is abandoned (it would write the old data), and with save
+  // points the empty dataset is saved at once; the flush itself is one more change after it.
+  KillBackgroundSave(ctx.server);
   int removed = 0;
   for (int i = 0; i < ctx.server.db_count(); ++i) {
     ctx.DbReplaced(ctx.server.db(i));
     int n = FlushDb(ctx.server.db(i), async);
     removed = n > INT_MAX - removed ? INT_MAX : removed + n;
   }
-  // One more change for the flush itself, as Valkey counts it.
-  ctx.Dirty(removed < INT_MAX ? removed + 1 : removed);
+  ctx.Dirty(removed);
+  if (!ctx.server.config().save.empty()) {
+    std::string error;
+    SaveSnapshot(ctx.server, &error);
+  }
+  ctx.Dirty();
   ctx.reply.Ok();
 }
 

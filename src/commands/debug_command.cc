@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/numbers.h"
+#include "persistence/aof_loader.h"
 #include "persistence/snapshot.h"
 #include "server/server.h"
 #include "store/value.h"
@@ -240,6 +241,16 @@ void DebugReload(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// DEBUG LOADAOF: write out the AOF buffer, empty the dataset, load the AOF back.
+void DebugLoadAof(CommandContext& ctx) {
+  std::string error;
+  if (!ReloadAof(ctx.server, &error)) {
+    ctx.reply.Error("ERR Error loading the AOF, check server logs.");
+    return;
+  }
+  ctx.reply.Ok();
+}
+
 void DebugHelp(CommandContext& ctx) {
   ReplyHelp(ctx.reply, "debug",
             {"DIGEST", "    Output a hex signature representing the current DB content.",
@@ -277,6 +288,7 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"log", 3, 3, DebugLog},
     {"error", 3, 3, DebugError},
     {"reload", 2, 2, DebugReload},
+    {"loadaof", 2, 2, DebugLoadAof},
 };
 
 // DEBUG subcommand [arg ...]

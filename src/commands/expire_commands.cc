@@ -71,6 +71,19 @@ void ReplyInvalidExpire(CommandContext& ctx, const char* command) {
   ctx.reply.Error(msg);
 }
 
+// Propagated as an absolute PEXPIREAT (conditions kept), or as the deletion a past time
+// made (Valkey 7).
+void PropagateExpire(CommandContext& ctx, std::string_view key, int64_t when, bool deleted) {
+  if (deleted) {
+    const char* del = ctx.server.config().lazyfree_lazy_expire ? "UNLINK" : "DEL";
+    ctx.PropagateAs({del, std::string(key)});
+    return;
+  }
+  std::vector<std::string> args{"PEXPIREAT", std::string(key), std::to_string(when)};
+  for (size_t i = 3; i < ctx.argc(); ++i) args.emplace_back(ctx.arg(i));
+  ctx.PropagateAs(std::move(args));
+}
+
 // EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT: `relative` adds the command time; `seconds` scales
 // the argument. A time already past deletes the key and still replies 1, as Valkey does.
 void SetExpireGeneric(CommandContext& ctx, const char* command, bool relative, bool seconds) {
@@ -111,6 +124,7 @@ void SetExpireGeneric(CommandContext& ctx, const char* command, bool relative, b
   } else {
     ctx.db->SetExpire(e, when);
   }
+  if (ctx.Propagating()) PropagateExpire(ctx, key, when, when <= now);
   ctx.KeyModified(ctx.db, key);
   NotifyKeyspaceEvent(ctx, kNotifyGeneric, when <= now ? "del" : "expire", ctx.db, key);
   ctx.reply.Integer(1);

@@ -293,6 +293,8 @@ void CmdHIncrByFloat(CommandContext& ctx) {
   std::string text = FormatLongDoubleHuman(value);
   if (e == nullptr) e = hash_cmd::AddHash(ctx, key);
   hash::Set(e, ctx.arg(2), text, hash_cmd::LimitsOf(ctx), hash::kKeepTtl);
+  // The result, not the increment (Valkey 7).
+  if (ctx.Propagating()) ctx.PropagateAs({"HSET", std::string(key), std::string(ctx.arg(2)), text});
   ctx.KeyModified(ctx.db, key);
   NotifyKeyspaceEvent(ctx, kNotifyHash, "hincrbyfloat", ctx.db, key);
   ctx.reply.Bulk(text);

@@ -110,6 +110,13 @@ void ExpireFields(CommandContext& ctx, bool seconds, bool absolute) {
     deleted += result == 2;
     ctx.reply.Integer(result);
   }
+  // Every form replays as HPEXPIREAT with the absolute time (as Valkey).
+  if (ctx.Propagating() && (!absolute || seconds)) {
+    std::vector<std::string> args(ctx.args.begin(), ctx.args.end());
+    args[0] = "HPEXPIREAT";
+    args[2] = std::to_string(when);
+    ctx.PropagateAs(std::move(args));
+  }
   if (updated + deleted == 0) return;
   ctx.KeyModified(ctx.db, key, updated + deleted);
   if (updated != 0) NotifyKeyspaceEvent(ctx, kNotifyHash, "hexpire", ctx.db, key);
@@ -243,7 +250,19 @@ bool ParseExOptions(const CommandContext& ctx, size_t from, size_t to, bool for_
 bool OptionExpire(CommandContext& ctx, const ExOptions& opt, int64_t* when_ms) {
   bool seconds = (opt.flags & (kOptEx | kOptExAt)) != 0;
   bool absolute = (opt.flags & (kOptExAt | kOptPxAt)) != 0;
-  return ToUnixMs(ctx, opt.time, seconds, absolute ? 0 : CommandTimeMs(), when_ms);
+  if (!ToUnixMs(ctx, opt.time, seconds, absolute ? 0 : CommandTimeMs(), when_ms)) return false;
+  // HGETEX / HSETEX replay with PXAT and the absolute time in place of the option.
+  if (ctx.Propagating() && !(opt.flags & kOptPxAt)) {
+    std::vector<std::string> args(ctx.args.begin(), ctx.args.end());
+    for (size_t i = 1; i < args.size(); ++i) {
+      if (ctx.args[i].data() == opt.time.data()) {
+        args[i - 1] = "PXAT";
+        args[i] = std::to_string(*when_ms);
+      }
+    }
+    ctx.PropagateAs(std::move(args));
+  }
+  return true;
 }
 
 // HGETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds |

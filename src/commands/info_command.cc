@@ -16,6 +16,8 @@
 #include "commands/server_family.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "persistence/aof_writer.h"
+#include "persistence/cow_snapshot.h"
 #include "scripting/functions.h"
 #include "scripting/script_engine.h"
 #include "server/eviction.h"
@@ -138,7 +140,7 @@ void RenderServer(Server& server, std::string* out) {
   Line(out, "lru_clock:%u", LruClock());
   Line(out, "executable:%s", server.executable().c_str());
   Line(out, "config_file:%s", config.config_file.c_str());
-  Line(out, "io_threads_active:0");
+  Line(out, "io_threads_active:%d", server.io_threads_active() ? 1 : 0);
 }
 
 void RenderClients(Server& server, std::string* out) {
@@ -250,34 +252,40 @@ void RenderPersistence(Server& server, std::string* out) {
   Line(out, "current_cow_size:0");
   Line(out, "current_cow_size_age:0");
   Line(out, "current_fork_perc:0.00");
-  Line(out, "current_save_keys_processed:0");
-  Line(out, "current_save_keys_total:0");
+  Line(out, "current_save_keys_processed:%llu",
+       static_cast<unsigned long long>(snap.bgsave ? snap.bgsave->keys_processed() : 0));
+  Line(out, "current_save_keys_total:%llu",
+       static_cast<unsigned long long>(snap.bgsave ? snap.bgsave->keys_total() : 0));
   Line(out, "rdb_changes_since_last_save:%llu",
        static_cast<unsigned long long>(server.dirty()));
-  Line(out, "rdb_bgsave_in_progress:%d", snap.child_pid > 0 ? 1 : 0);
+  Line(out, "rdb_bgsave_in_progress:%d", snap.bgsave ? 1 : 0);
   Line(out, "rdb_last_save_time:%lld", static_cast<long long>(server.last_save_time()));
   Line(out, "rdb_last_bgsave_status:%s", snap.last_bgsave_ok ? "ok" : "err");
   Line(out, "rdb_last_bgsave_time_sec:%lld", static_cast<long long>(snap.last_bgsave_time_sec));
   Line(out, "rdb_current_bgsave_time_sec:%lld",
-       static_cast<long long>(snap.child_pid > 0 ? (now - snap.child_start_ms) / 1000 : -1));
+       static_cast<long long>(snap.bgsave ? (now - snap.bgsave_start_ms) / 1000 : -1));
   Line(out, "rdb_saves:%llu", static_cast<unsigned long long>(snap.saves));
   Line(out, "rdb_last_cow_size:0");
   Line(out, "rdb_last_load_keys_expired:%llu",
        static_cast<unsigned long long>(snap.last_load_keys_expired));
   Line(out, "rdb_last_load_keys_loaded:%llu",
        static_cast<unsigned long long>(snap.last_load_keys_loaded));
-  Line(out, "aof_enabled:0");
-  Line(out, "aof_rewrite_in_progress:0");
-  Line(out, "aof_rewrite_scheduled:0");
-  Line(out, "aof_last_rewrite_time_sec:-1");
-  Line(out, "aof_current_rewrite_time_sec:-1");
-  Line(out, "aof_last_bgrewrite_status:ok");
-  Line(out, "aof_rewrites:0");
-  Line(out, "aof_rewrites_consecutive_failures:0");
-  Line(out, "aof_last_write_status:ok");
-  Line(out, "aof_last_cow_size:0");
-  Line(out, "module_fork_in_progress:0");
-  Line(out, "module_fork_last_cow_size:0");
+  if (server.aof() != nullptr) {
+    server.aof()->RenderInfo(out);  // aof_* and module_fork_* (persistence/aof_writer.h)
+  } else {
+    Line(out, "aof_enabled:0");
+    Line(out, "aof_rewrite_in_progress:0");
+    Line(out, "aof_rewrite_scheduled:0");
+    Line(out, "aof_last_rewrite_time_sec:-1");
+    Line(out, "aof_current_rewrite_time_sec:-1");
+    Line(out, "aof_last_bgrewrite_status:ok");
+    Line(out, "aof_rewrites:0");
+    Line(out, "aof_rewrites_consecutive_failures:0");
+    Line(out, "aof_last_write_status:ok");
+    Line(out, "aof_last_cow_size:0");
+    Line(out, "module_fork_in_progress:0");
+    Line(out, "module_fork_last_cow_size:0");
+  }
 }
 
 void RenderStats(Server& server, std::string* out) {
@@ -339,8 +347,8 @@ void RenderStats(Server& server, std::string* out) {
   Line(out, "dump_payload_sanitizations:0");
   Line(out, "total_reads_processed:%llu", u(st.total_reads_processed));
   Line(out, "total_writes_processed:%llu", u(st.total_writes_processed));
-  Line(out, "io_threaded_reads_processed:0");
-  Line(out, "io_threaded_writes_processed:0");
+  Line(out, "io_threaded_reads_processed:%llu", u(st.io_threaded_reads_processed));
+  Line(out, "io_threaded_writes_processed:%llu", u(st.io_threaded_writes_processed));
   Line(out, "client_query_buffer_limit_disconnections:%llu",
        u(st.client_query_buffer_limit_disconnections));
   Line(out, "client_output_buffer_limit_disconnections:%llu",

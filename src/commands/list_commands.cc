@@ -152,6 +152,15 @@ bool PopFirstNonEmpty(CommandContext& ctx, const std::vector<std::string_view>& 
     Entry* e = FindForWrite(ctx.db, key);
     if (e == nullptr) continue;
     if (!CheckList(ctx, e)) return true;
+    // Blocking and multi-key pops replay as the plain pop they did (Valkey 7).
+    if (ctx.Propagating()) {
+      std::vector<std::string> pop{end == ListEnd::kHead ? "LPOP" : "RPOP", std::string(key)};
+      if (count >= 0) {
+        uint64_t n = std::min<uint64_t>(static_cast<uint64_t>(count), ListLength(e));
+        pop.push_back(std::to_string(n));
+      }
+      ctx.PropagateAs(std::move(pop));
+    }
     ctx.reply.Array(2);
     ctx.reply.Bulk(key);
     if (count >= 0) {
@@ -611,6 +620,15 @@ void BlockingMove(CommandContext& ctx, ListEnd from, ListEnd to, std::string_vie
   Entry* src = FindForWrite(ctx.db, ctx.arg(1));
   if (src != nullptr && !CheckList(ctx, src)) return;
   if (src != nullptr) {
+    if (ctx.Propagating()) {
+      std::vector<std::string> move{ctx.argc() == 4 ? "RPOPLPUSH" : "LMOVE",
+                                    std::string(ctx.arg(1)), std::string(ctx.arg(2))};
+      if (ctx.argc() == 6) {
+        move.emplace_back(ctx.arg(3));
+        move.emplace_back(ctx.arg(4));
+      }
+      ctx.PropagateAs(std::move(move));
+    }
     MoveElement(ctx, src, from, to);
     return;
   }

@@ -8,6 +8,8 @@
 #include "commands/registry.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "persistence/cow_snapshot.h"
+#include "persistence/aof_writer.h"
 #include "persistence/rdb_reader.h"
 #include "persistence/rdb_writer.h"
 #include "persistence/snapshot.h"
@@ -20,6 +22,9 @@ namespace vireo {
 namespace {
 
 constexpr const char* kBgsaveInProgress = "ERR Background save already in progress";
+constexpr const char* kAnotherSnapshot =
+    "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in "
+    "order to schedule a BGSAVE whenever possible.";
 constexpr const char* kBadPayload = "ERR DUMP payload version or checksum are wrong";
 constexpr const char* kBadDataFormat = "ERR Bad data format";
 constexpr const char* kBusyKey = "BUSYKEY Target key name already exists.";
@@ -56,8 +61,18 @@ void CmdBgsave(CommandContext& ctx) {
     ctx.reply.Error(kBgsaveInProgress);
     return;
   }
+  // Another snapshot (an AOF rewrite's base file) walks the keyspace: one at a time.
+  if (CowSnapshot::Busy() || (ctx.server.aof() != nullptr && ctx.server.aof()->rewrite_running())) {
+    if (schedule) {
+      ctx.server.snapshot().bgsave_scheduled = true;
+      ctx.reply.Simple("Background saving scheduled");
+    } else {
+      ctx.reply.Error(kAnotherSnapshot);
+    }
+    return;
+  }
   // Inside EXEC (the only place BGSAVE runs with blocking denied: it is refused in scripts)
-  // the fork waits for the cron, as Valkey does. SCHEDULE alone has no AOF rewrite child to
+  // the save waits for the cron, as Valkey's fork does. SCHEDULE alone has no AOF rewrite child to
   // wait for yet, so it starts at once.
   if (ctx.client.flags & kClientDenyBlocking) {
     ctx.server.snapshot().bgsave_scheduled = true;
@@ -73,12 +88,15 @@ void CmdBgsave(CommandContext& ctx) {
   }
 }
 
-RdbWriteOptions DumpOptions(const Config& c) {
-  RdbWriteOptions o;
-  o.compress = c.rdbcompression;
-  o.stream_node_max_entries = static_cast<uint64_t>(c.stream_node_max_entries);
-  o.stream_node_max_bytes = static_cast<uint64_t>(c.stream_node_max_bytes);
-  return o;
+// BGREWRITEAOF
+void CmdBgrewriteaof(CommandContext& ctx) {
+  // Inside EXEC it waits for the cron, as Valkey's does.
+  std::string r = ctx.server.aof()->RequestRewrite(ctx.client.flags & kClientDenyBlocking);
+  if (r.rfind("ERR ", 0) == 0) {
+    ctx.reply.Error(r);
+  } else {
+    ctx.reply.Simple(r);
+  }
 }
 
 // DUMP key
@@ -88,7 +106,7 @@ void CmdDump(CommandContext& ctx) {
     ctx.reply.Null();
     return;
   }
-  ctx.reply.Bulk(DumpPayload(e, DumpOptions(ctx.server.config())));
+  ctx.reply.Bulk(DumpPayload(e, RdbWriteOptionsFrom(ctx.server.config())));
 }
 
 // RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]
@@ -164,6 +182,13 @@ void CmdRestore(CommandContext& ctx) {
   ctx.db->Attach(e);
   if (ttl != 0) ctx.db->SetExpire(e, ttl);
   RestoreAccessClock(e, idle, freq);
+  // A relative TTL replays as the absolute time it meant (Valkey 7 appends ABSTTL).
+  if (ttl != 0 && !absttl && ctx.Propagating()) {
+    std::vector<std::string> args(ctx.args.begin(), ctx.args.end());
+    args[2] = std::to_string(ttl);
+    args.emplace_back("ABSTTL");
+    ctx.PropagateAs(std::move(args));
+  }
   ctx.KeyModified(ctx.db, key);
   NotifyKeyspaceEvent(ctx, kNotifyGeneric, "restore", ctx.db, key);
   ctx.reply.Ok();
@@ -189,6 +214,15 @@ void RegisterPersistenceCommands(CommandTable& t) {
          .handler = CmdBgsave,
          .group = "server",
          .summary = "Asynchronously saves the database(s) to disk.",
+         .since = "1.0.0",
+         .complexity = "O(1)"});
+  t.Add({.name = "bgrewriteaof",
+         .arity = 1,
+         .flags = kCmdAdmin | kCmdNoScript,
+         .acl = admin,
+         .handler = CmdBgrewriteaof,
+         .group = "server",
+         .summary = "Asynchronously rewrites the append-only file to disk.",
          .since = "1.0.0",
          .complexity = "O(1)"});
   t.Add({.name = "dump",

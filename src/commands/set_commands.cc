@@ -223,7 +223,9 @@ void CmdSCard(CommandContext& ctx) {
 
 // SPOP key count, count >= 1 and below the set's size: as Valkey, pop one at a time while
 // few are taken, else keep `remaining` random members in a new set and return the old one.
-void PopSome(CommandContext& ctx, Entry* e, size_t count) {
+// popped (when not null) collects the members for propagation.
+void PopSome(CommandContext& ctx, Entry* e, size_t count, std::vector<std::string>* popped) {
+  char buf[24];
   SetObj s = SetOf(e);
   size_t remaining = SetSize(s) - count;
   ctx.reply.Set(count);
@@ -231,6 +233,7 @@ void PopSome(CommandContext& ctx, Entry* e, size_t count) {
     for (size_t i = 0; i < count; ++i) {
       SetElem el = SetRandom(s);
       ReplyElem(ctx, el);
+      if (popped != nullptr) popped->emplace_back(el.View(buf));
       SetRemoveElem(&s, el);
     }
     PutSet(e, s);
@@ -254,6 +257,7 @@ void PopSome(CommandContext& ctx, Entry* e, size_t count) {
   }
   SetForEach(s, [&](const SetElem& el) {
     ReplyElem(ctx, el);
+    if (popped != nullptr) popped->emplace_back(el.View(buf));
     return true;
   });
   SetFree(s);
@@ -288,6 +292,11 @@ void CmdSPop(CommandContext& ctx) {
   if (!with_count) {
     SetElem el = SetRandom(s);
     ReplyElem(ctx, el);
+    // A random pop replays as the removal of what it took (Valkey 7).
+    if (ctx.Propagating()) {
+      char buf[24];
+      ctx.PropagateAs({"SREM", std::string(key), std::string(el.View(buf))});
+    }
     SetRemoveElem(&s, el);
     PutSet(e, s);
     if (size == 1) ctx.db->Delete(key);
@@ -298,13 +307,18 @@ void CmdSPop(CommandContext& ctx) {
   }
   if (static_cast<uint64_t>(count) >= size) {
     ReplyWholeSet(ctx, s);
+    if (ctx.Propagating()) ctx.PropagateAs({"DEL", std::string(key)});
     ctx.db->Delete(key);
     ctx.KeyModified(ctx.db, key, static_cast<int>(size));
     NotifyKeyspaceEvent(ctx, kNotifySet, "spop", ctx.db, key);
     NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, key);
     return;
   }
-  PopSome(ctx, e, static_cast<size_t>(count));
+  std::vector<std::string> srem;
+  if (ctx.Propagating()) srem = {"SREM", std::string(key)};
+  PopSome(ctx, e, static_cast<size_t>(count), ctx.Propagating() ? &srem : nullptr);
+  // One SREM of every member taken (Valkey 8 batches them; 7.0 wraps single SREMs in MULTI).
+  if (ctx.Propagating()) ctx.PropagateAs(std::move(srem));
   ctx.KeyModified(ctx.db, key, static_cast<int>(count));
   NotifyKeyspaceEvent(ctx, kNotifySet, "spop", ctx.db, key);
 }

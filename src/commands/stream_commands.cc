@@ -234,6 +234,17 @@ bool ParseAddTrim(CommandContext& ctx, bool xadd, AddTrimArgs* a, size_t* idpos)
   return true;
 }
 
+// An approximate trim replays as the exact one it turned out to be: the node layout that
+// decided it may differ where the command replays (Valkey 7 rewrites "~" the same way).
+std::vector<std::string> ExactTrimArgs(const Stream* s, const AddTrimArgs& a) {
+  StreamID first;
+  if (a.trim.strategy == StreamTrimArgs::kMaxLen) {
+    return {"MAXLEN", "=", std::to_string(s->length)};
+  }
+  if (!StreamFirstEntryId(*s, &first)) first = a.trim.minid;
+  return {"MINID", "=", FormatStreamId(first)};
+}
+
 // XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value ...
 void CmdXAdd(CommandContext& ctx) {
   AddTrimArgs a;
@@ -285,6 +296,29 @@ void CmdXAdd(CommandContext& ctx) {
   ReplyId(ctx.reply, added);
   NotifyKeyspaceEvent(ctx, kNotifyStream, "xadd", ctx.db, key);
   if (StreamTrim(s, a.trim) != 0) NotifyKeyspaceEvent(ctx, kNotifyStream, "xtrim", ctx.db, key);
+  // Replayed with the ID it got (never "*") and an exact trim.
+  if (ctx.Propagating()) {
+    std::vector<std::string> args{"XADD", std::string(key)};
+    if (a.nomkstream) args.emplace_back("NOMKSTREAM");
+    if (a.trim.strategy != StreamTrimArgs::kNone) {
+      if (a.trim.approx) {
+        for (std::string& t : ExactTrimArgs(s, a)) args.push_back(std::move(t));
+      } else {
+        // Exact thresholds as given: from the strategy word to before the ID.
+        size_t i = 2;
+        while (i < idpos && !EqualsIgnoreCase(ctx.arg(i), "maxlen") &&
+               !EqualsIgnoreCase(ctx.arg(i), "minid")) {
+          ++i;
+        }
+        for (; i < idpos; ++i) {
+          if (!EqualsIgnoreCase(ctx.arg(i), "nomkstream")) args.emplace_back(ctx.arg(i));
+        }
+      }
+    }
+    args.push_back(FormatStreamId(added));
+    for (size_t i = field_pos; i < ctx.argc(); ++i) args.emplace_back(ctx.arg(i));
+    ctx.PropagateAs(std::move(args));
+  }
   ctx.KeyModified(ctx.db, key);
 }
 
@@ -304,6 +338,11 @@ void CmdXTrim(CommandContext& ctx) {
     return;
   }
   int64_t deleted = StreamTrim(s, a.trim);
+  if (deleted != 0 && a.trim.approx && ctx.Propagating()) {
+    std::vector<std::string> args{"XTRIM", std::string(ctx.arg(1))};
+    for (std::string& t : ExactTrimArgs(s, a)) args.push_back(std::move(t));
+    ctx.PropagateAs(std::move(args));
+  }
   if (deleted != 0) {
     ctx.KeyModified(ctx.db, ctx.arg(1), static_cast<int>(deleted));
     NotifyKeyspaceEvent(ctx, kNotifyStream, "xtrim", ctx.db, ctx.arg(1));

@@ -63,6 +63,12 @@ class DeferredArray {
 };
 
 // Registration of the other stream command files.
+// Propagation of what a consumer group hands out (Valkey 7): each entry as an XCLAIM with its
+// absolute delivery time and count, FORCE and JUSTID, and the group's last ID, so a replay
+// never depends on the clock. XREADGROUP, XCLAIM and XAUTOCLAIM propagate only these.
+void PropagateStreamClaim(CommandContext& ctx, std::string_view key, std::string_view group,
+                          const StreamGroup& g, StreamID id, const StreamNack& nack);
+
 void RegisterStreamReadCommands(CommandTable& t);
 void RegisterStreamGroupCommands(CommandTable& t);
 void RegisterStreamInfoCommand(CommandTable& t);

@@ -388,12 +388,22 @@ void CmdXClaim(CommandContext& ctx) {
   if (delivery_time < 0 || delivery_time > now) delivery_time = now;
 
   StreamConsumer* consumer = g->FindConsumer(ctx.arg(3));
+  const bool propagating = ctx.Propagating();
+  if (propagating) ctx.NoPropagate();  // what it changed is propagated below
   if (consumer == nullptr) {
     consumer = g->CreateConsumer(ctx.arg(3), now);
     ctx.Dirty();
     NotifyKeyspaceEvent(ctx, kNotifyStream, "xgroup-createconsumer", ctx.db, ctx.arg(1));
+    if (propagating) {
+      ctx.AlsoPropagate(ctx.db, {"XGROUP", "CREATECONSUMER", std::string(ctx.arg(1)),
+                                 std::string(ctx.arg(2)), std::string(ctx.arg(3))});
+    }
   }
   consumer->seen_time = now;
+  if (propagating && last_id == g->last_id && !last_id.IsZero()) {
+    ctx.AlsoPropagate(ctx.db, {"XGROUP", "SETID", std::string(ctx.arg(1)),
+                               std::string(ctx.arg(2)), FormatStreamId(g->last_id)});
+  }
 
   DeferredArray out(ctx.reply);
   size_t n = 0;
@@ -404,6 +414,10 @@ void CmdXClaim(CommandContext& ctx) {
       if (it != g->pel.end()) {
         g->Ack(id);
         ctx.Dirty();
+        if (propagating) {
+          ctx.AlsoPropagate(ctx.db, {"XACK", std::string(ctx.arg(1)), std::string(ctx.arg(2)),
+                                     FormatStreamId(id)});
+        }
       }
       continue;
     }
@@ -430,6 +444,7 @@ void CmdXClaim(CommandContext& ctx) {
     ++n;
     consumer->active_time = now;
     ctx.Dirty();
+    if (propagating) PropagateStreamClaim(ctx, ctx.arg(1), ctx.arg(2), *g, id, nack);
   }
   out.Finish(n);
 }
@@ -467,10 +482,16 @@ void CmdXAutoClaim(CommandContext& ctx) {
   if (g == nullptr) return;
   int64_t now = CommandTimeMs();
   StreamConsumer* consumer = g->FindConsumer(ctx.arg(3));
+  const bool propagating = ctx.Propagating();
+  if (propagating) ctx.NoPropagate();  // what it changed is propagated below
   if (consumer == nullptr) {
     consumer = g->CreateConsumer(ctx.arg(3), now);
     ctx.Dirty();
     NotifyKeyspaceEvent(ctx, kNotifyStream, "xgroup-createconsumer", ctx.db, ctx.arg(1));
+    if (propagating) {
+      ctx.AlsoPropagate(ctx.db, {"XGROUP", "CREATECONSUMER", std::string(ctx.arg(1)),
+                                 std::string(ctx.arg(2)), std::string(ctx.arg(3))});
+    }
   }
   consumer->seen_time = now;
 
@@ -488,6 +509,10 @@ void CmdXAutoClaim(CommandContext& ctx) {
       deleted.push_back(id);
       --count;
       ctx.Dirty();
+      if (propagating) {
+        ctx.AlsoPropagate(ctx.db, {"XACK", std::string(ctx.arg(1)), std::string(ctx.arg(2)),
+                                   FormatStreamId(id)});
+      }
       continue;
     }
     StreamNack& nack = cur->second;
@@ -504,6 +529,7 @@ void CmdXAutoClaim(CommandContext& ctx) {
     --count;
     consumer->active_time = now;
     ctx.Dirty();
+    if (propagating) PropagateStreamClaim(ctx, ctx.arg(1), ctx.arg(2), *g, id, nack);
   }
   ctx.reply.Array(3);
   ReplyId(ctx.reply, it == g->pel.end() ? kMinStreamId : it->first);
@@ -513,6 +539,15 @@ void CmdXAutoClaim(CommandContext& ctx) {
 }
 
 }  // namespace
+
+void PropagateStreamClaim(CommandContext& ctx, std::string_view key, std::string_view group,
+                          const StreamGroup& g, StreamID id, const StreamNack& nack) {
+  ctx.AlsoPropagate(ctx.db, {"XCLAIM", std::string(key), std::string(group),
+                             nack.consumer->name, "0", FormatStreamId(id), "TIME",
+                             std::to_string(nack.delivery_time), "RETRYCOUNT",
+                             std::to_string(nack.delivery_count), "FORCE", "JUSTID", "LASTID",
+                             FormatStreamId(g.last_id)});
+}
 
 void RegisterStreamGroupCommands(CommandTable& t) {
   const uint64_t rd = kAclRead | kAclStream;

@@ -207,6 +207,9 @@ void ReadGeneric(CommandContext& ctx, bool group_mode) {
   bool resp3 = ctx.reply.Resp3();
   DeferredArray out(ctx.reply);
   size_t served = 0;
+  // A group read replays as what it changed (PropagateStreamClaim), never as itself.
+  const bool propagating = group_mode && ctx.Propagating();
+  if (propagating) ctx.NoPropagate();
   for (size_t i = 0; i < a.nstreams; ++i) {
     ReadTarget& t = targets[i];
     if (t.stream == nullptr) continue;
@@ -225,6 +228,11 @@ void ReadGeneric(CommandContext& ctx, bool group_mode) {
         ctx.Dirty();
         NotifyKeyspaceEvent(ctx, kNotifyStream, "xgroup-createconsumer", ctx.db,
                             ctx.arg(a.streams_arg + i));
+        if (propagating) {
+          ctx.AlsoPropagate(ctx.db, {"XGROUP", "CREATECONSUMER",
+                                     std::string(ctx.arg(a.streams_arg + i)),
+                                     std::string(a.group), std::string(a.consumer)});
+        }
       }
       t.consumer->seen_time = now;
     } else {
@@ -236,10 +244,26 @@ void ReadGeneric(CommandContext& ctx, bool group_mode) {
     if (!resp3) r.Array(2);
     r.Bulk(ctx.arg(a.streams_arg + i));
     DeferredArray entries(r);
+    const StreamID before = group_mode ? t.group->last_id : StreamID();
     size_t n = t.history ? ReplyHistory(entries.items(), t, a.count)
                          : ReplyNewEntries(entries.items(), t, a.count, a.noack);
     entries.Finish(n);
     if (group_mode) ctx.Dirty();
+    if (propagating && !t.history) {
+      std::string_view key = ctx.arg(a.streams_arg + i);
+      const StreamGroup& g = *t.group;
+      if (a.noack) {
+        ctx.AlsoPropagate(ctx.db, {"XGROUP", "SETID", std::string(key), std::string(a.group),
+                                   FormatStreamId(g.last_id), "ENTRIESREAD",
+                                   std::to_string(g.entries_read)});
+      } else {
+        // The entries delivered now: those past the group's previous last ID.
+        for (auto it = g.pel.upper_bound(before); it != g.pel.end() && it->first <= g.last_id;
+             ++it) {
+          PropagateStreamClaim(ctx, key, a.group, g, it->first, it->second);
+        }
+      }
+    }
   }
   if (served > 0) {
     if (resp3) {

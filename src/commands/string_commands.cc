@@ -205,6 +205,12 @@ void ApplyExpire(CommandContext& ctx, Entry* e, std::string_view key, int64_t wh
   }
 }
 
+// What SET/SETEX/PSETEX propagate when they set a TTL: the absolute time (Valkey 7).
+void PropagateSetPxat(CommandContext& ctx, std::string_view key, std::string_view value,
+                      int64_t when_ms) {
+  ctx.PropagateAs({"SET", std::string(key), std::string(value), "PXAT", std::to_string(when_ms)});
+}
+
 // The integer value of a string entry; false when it does not hold a canonical int64.
 bool EntryInt64(const Entry* e, int64_t* out) {
   if (e->encoding() == Encoding::kInt) {
@@ -298,6 +304,15 @@ void CmdSet(CommandContext& ctx) {
   }
   e = StoreString(ctx, e, key, ctx.arg(2), (opt.flags & kOptKeepTtl) != 0);
   if (when_ms != 0) ApplyExpire(ctx, e, key, when_ms);
+  if (ctx.Propagating() && when_ms != 0) {
+    PropagateSetPxat(ctx, key, ctx.arg(2), when_ms);
+  } else if (ctx.Propagating() && get) {
+    std::vector<std::string> args;  // GET changes nothing: left out, as Valkey does
+    for (std::string_view a : ctx.args) {
+      if (!EqualsIgnoreCase(a, "get") || args.size() < 3) args.emplace_back(a);
+    }
+    ctx.PropagateAs(std::move(args));
+  }
   ctx.KeyModified(ctx.db, key);
   NotifyKeyspaceEvent(ctx, kNotifyString, "set", ctx.db, key);
   if (when_ms != 0) NotifyKeyspaceEvent(ctx, kNotifyGeneric, "expire", ctx.db, key);
@@ -324,6 +339,7 @@ void SetWithExpire(CommandContext& ctx, bool seconds, const char* command) {
   std::string_view key = ctx.arg(1);
   Entry* e = StoreString(ctx, FindForWrite(ctx.db, key), key, ctx.arg(3), false);
   ctx.db->SetExpire(e, when_ms);
+  if (ctx.Propagating()) PropagateSetPxat(ctx, key, ctx.arg(3), when_ms);
   ctx.KeyModified(ctx.db, key);
   NotifyKeyspaceEvent(ctx, kNotifyString, "set", ctx.db, key);
   NotifyKeyspaceEvent(ctx, kNotifyGeneric, "expire", ctx.db, key);
@@ -387,10 +403,17 @@ void CmdGetEx(CommandContext& ctx) {
   if (when_ms != 0) {
     bool past = when_ms <= CommandTimeMs();
     ApplyExpire(ctx, e, key, when_ms);
+    if (ctx.Propagating()) {
+      const char* del = ctx.server.config().lazyfree_lazy_expire ? "UNLINK" : "DEL";
+      ctx.PropagateAs(past ? std::vector<std::string>{del, std::string(key)}
+                           : std::vector<std::string>{"PEXPIREAT", std::string(key),
+                                                      std::to_string(when_ms)});
+    }
     ctx.KeyModified(ctx.db, key);
     NotifyKeyspaceEvent(ctx, kNotifyGeneric, past ? "del" : "expire", ctx.db, key);
   } else if ((opt.flags & kOptPersist) && e->expire_ms != 0) {
     ctx.db->SetExpire(e, 0);
+    if (ctx.Propagating()) ctx.PropagateAs({"PERSIST", std::string(key)});
     ctx.KeyModified(ctx.db, key);
     NotifyKeyspaceEvent(ctx, kNotifyGeneric, "persist", ctx.db, key);
   }
@@ -596,6 +619,8 @@ void CmdIncrByFloat(CommandContext& ctx) {
   std::string text = FormatLongDoubleHuman(value);
   if (e == nullptr) e = ctx.db->Add(key);
   SetPlainStringValue(e, text);  // keeps the TTL
+  // The result, not the increment: float arithmetic may differ elsewhere (Valkey 7).
+  if (ctx.Propagating()) ctx.PropagateAs({"SET", std::string(key), text, "KEEPTTL"});
   ctx.KeyModified(ctx.db, key);
   NotifyKeyspaceEvent(ctx, kNotifyString, "incrbyfloat", ctx.db, key);
   ctx.reply.Bulk(text);

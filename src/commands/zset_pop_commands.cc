@@ -29,6 +29,12 @@ void PopFrom(CommandContext& ctx, std::string_view key, Entry* e, bool max, size
   ZSet z = ZSet::Of(e);
   const size_t len = z.Length();
   const size_t n = std::min(count, len);
+  // Blocking and multi-key pops replay as the plain pop they did (Valkey 7).
+  if ((shape == PopReply::kKeyed || shape == PopReply::kNested) && ctx.Propagating()) {
+    std::vector<std::string> pop{max ? "ZPOPMAX" : "ZPOPMIN", std::string(key)};
+    if (shape == PopReply::kNested) pop.push_back(std::to_string(n));
+    ctx.PropagateAs(std::move(pop));
+  }
   switch (shape) {
     case PopReply::kSingle:
       ctx.reply.Array(2);

@@ -58,6 +58,7 @@ void EventLoop::Run() {
       if (limit >= 0 && (timeout_ms < 0 || limit < timeout_ms)) timeout_ms = static_cast<int>(limit);
     }
     PollIo(timeout_ms);
+    if (after_poll_) after_poll_();
     // The timer runs before after_events_ so replies it produces (clients resumed when a
     // pause ends) go out in this turn, not after the next epoll_wait.
     if (timer_ && MonotonicUs() >= next_timer_us_) {

@@ -31,6 +31,9 @@ class EventLoop {
   void SetTimerPeriod(int64_t period_ms) { timer_period_ms_ = period_ms; }
   // Called once per loop iteration after events and the timer are handled (flushing replies).
   void SetAfterEvents(std::function<void()> fn) { after_events_ = std::move(fn); }
+  // Called right after each wait's events are dispatched, before the timer (io-threads runs
+  // the reads those events queued here).
+  void SetAfterPoll(std::function<void()> fn) { after_poll_ = std::move(fn); }
   // Returns the longest the loop may sleep in ms (-1 = no limit): wakes it for deadlines
   // finer than the timer (blocked clients' timeouts).
   void SetWaitLimit(std::function<int64_t()> fn) { wait_limit_ = std::move(fn); }
@@ -48,6 +51,7 @@ class EventLoop {
   int64_t timer_period_ms_ = 100;
   int64_t next_timer_us_ = 0;
   std::function<void()> timer_;
+  std::function<void()> after_poll_;
   std::function<void()> after_events_;
   std::function<int64_t()> wait_limit_;
 };

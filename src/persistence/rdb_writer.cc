@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/crc64.h"
 #include "common/numbers.h"
+#include "persistence/file_io.h"
 #include "persistence/rdb_format.h"
 #include "store/hash_value.h"
 #include "store/intset.h"
@@ -37,6 +38,9 @@ std::string_view LpView(const unsigned char* lp) {
 }  // namespace
 
 RdbWriter::RdbWriter(int fd, const RdbWriteOptions& options) : fd_(fd), opt_(options) {}
+
+RdbWriter::RdbWriter(RdbSink* sink, const RdbWriteOptions& options)
+    : fd_(-1), sink_(sink), opt_(options) {}
 
 void RdbWriter::Raw(const void* data, size_t n) {
   buf_.append(static_cast<const char*>(data), n);
@@ -383,18 +387,20 @@ void RdbWriter::StreamValue(const Entry* e) {
 }
 
 bool RdbWriter::Flush() {
+  if (sink_ != nullptr && !failed_) {
+    if (!buf_.empty() && !sink_->Consume(&buf_)) {
+      failed_ = true;
+      error_ = "snapshot output failed";
+    }
+    buf_.clear();
+    return !failed_;
+  }
   if (fd_ < 0 || failed_) return !failed_;
   crc_ = Crc64(crc_, buf_.data(), buf_.size());
-  size_t off = 0;
-  while (off < buf_.size()) {
-    ssize_t n = write(fd_, buf_.data() + off, buf_.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      failed_ = true;
-      error_ = strerror(errno);
-      return false;
-    }
-    off += static_cast<size_t>(n);
+  if (!WriteAll(fd_, buf_.data(), buf_.size())) {
+    failed_ = true;
+    error_ = strerror(errno);
+    return false;
   }
   buf_.clear();
   return true;
@@ -406,9 +412,7 @@ uint64_t RdbWriter::Crc() {
   return crc_;
 }
 
-bool WriteRdb(int fd, const std::vector<Db*>& dbs, const RdbWriteOptions& options,
-              const RdbAuxInfo& aux, std::string* error) {
-  RdbWriter w(fd, options);
+void WriteRdbHeader(RdbWriter& w, const RdbAuxInfo& aux) {
   char magic[16];
   snprintf(magic, sizeof(magic), "REDIS%04d", rdb::kWriteVersion);
   w.Raw(magic, 9);
@@ -426,22 +430,37 @@ bool WriteRdb(int fd, const std::vector<Db*>& dbs, const RdbWriteOptions& option
     w.Byte(rdb::kOpFunction2);
     w.String(code);
   }
+}
+
+void WriteRdbSelectDb(RdbWriter& w, int index, uint64_t size, uint64_t volatile_count,
+                      bool resize) {
+  w.Byte(rdb::kOpSelectDb);
+  w.Length(static_cast<uint64_t>(index));
+  if (!resize) return;
+  w.Byte(rdb::kOpResizeDb);
+  w.Length(size);
+  w.Length(volatile_count);
+}
+
+void WriteRdbKey(RdbWriter& w, const Entry* e) {
+  if (e->expire_ms != 0) {
+    w.Byte(rdb::kOpExpireTimeMs);
+    w.MillisecondTime(e->expire_ms);
+  }
+  w.Byte(RdbWriter::TypeOf(e));
+  w.String(e->Key());
+  w.Value(e);
+}
+
+bool WriteRdb(int fd, const std::vector<Db*>& dbs, const RdbWriteOptions& options,
+              const RdbAuxInfo& aux, std::string* error) {
+  RdbWriter w(fd, options);
+  WriteRdbHeader(w, aux);
   for (Db* db : dbs) {
     if (db->Size() == 0) continue;
-    w.Byte(rdb::kOpSelectDb);
-    w.Length(static_cast<uint64_t>(db->index()));
-    w.Byte(rdb::kOpResizeDb);
-    w.Length(db->Size());
-    w.Length(db->VolatileCount());
+    WriteRdbSelectDb(w, db->index(), db->Size(), db->VolatileCount(), true);
     db->ForEach([&](Entry* e) {
-      if (w.failed()) return;
-      if (e->expire_ms != 0) {
-        w.Byte(rdb::kOpExpireTimeMs);
-        w.MillisecondTime(e->expire_ms);
-      }
-      w.Byte(RdbWriter::TypeOf(e));
-      w.String(e->Key());
-      w.Value(e);
+      if (!w.failed()) WriteRdbKey(w, e);
     });
   }
   w.Byte(rdb::kOpEof);
@@ -464,6 +483,15 @@ std::string DumpPayload(const Entry* e, const RdbWriteOptions& options) {
   PutLE(&out, rdb::kWriteVersion, 2);
   PutLE(&out, Crc64(0, out.data(), out.size()), 8);
   return std::move(out);
+}
+
+RdbWriteOptions RdbWriteOptionsFrom(const Config& c) {
+  RdbWriteOptions opt;
+  opt.compress = c.rdbcompression;
+  opt.checksum = c.rdbchecksum;
+  opt.stream_node_max_entries = static_cast<uint64_t>(c.stream_node_max_entries);
+  opt.stream_node_max_bytes = static_cast<uint64_t>(c.stream_node_max_bytes);
+  return opt;
 }
 
 std::string FunctionsPayload(const std::vector<std::string>& codes) {

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/config.h"
 #include "store/db.h"
 #include "store/entry.h"
 
@@ -25,6 +26,18 @@ struct RdbWriteOptions {
   uint64_t stream_node_max_bytes = 4096;
 };
 
+// Where an RdbWriter's bytes go instead of a file descriptor (a snapshot's writer thread). The
+// sink takes the bytes (it may swap the string out) and keeps the CRC64 itself.
+class RdbSink {
+ public:
+  virtual ~RdbSink() = default;
+  // False on a failure already known (the writer then stops producing).
+  virtual bool Consume(std::string* bytes) = 0;
+};
+
+// The options as the config sets them (rdbcompression, rdbchecksum, stream node sizes).
+RdbWriteOptions RdbWriteOptionsFrom(const Config& c);
+
 // Builds RDB bytes in a buffer; with a file descriptor the buffer is written out whenever it
 // grows past 1 MB (and by Flush), the CRC64 following the bytes written. Write errors are
 // sticky: check failed() / Flush()'s result at the end.
@@ -32,6 +45,9 @@ class RdbWriter {
  public:
   // fd < 0: everything stays in buffer() (DUMP).
   RdbWriter(int fd, const RdbWriteOptions& options);
+  // Bytes go to sink, whenever the buffer grows past 1 MB and on Flush. Crc() is not
+  // available: the sink computes it.
+  RdbWriter(RdbSink* sink, const RdbWriteOptions& options);
 
   void Raw(const void* data, size_t n);
   void Byte(uint8_t b) { buf_.push_back(static_cast<char>(b)); }
@@ -58,7 +74,7 @@ class RdbWriter {
 
  private:
   void MaybeFlush() {
-    if (fd_ >= 0 && buf_.size() >= (1u << 20)) Flush();
+    if ((fd_ >= 0 || sink_ != nullptr) && buf_.size() >= (1u << 20)) Flush();
   }
   void ListValue(const Entry* e);
   void SetValue(const Entry* e);
@@ -67,6 +83,7 @@ class RdbWriter {
   void StreamValue(const Entry* e);
 
   int fd_;
+  RdbSink* sink_ = nullptr;
   RdbWriteOptions opt_;
   std::string buf_;
   std::string scratch_;  // LZF output
@@ -82,6 +99,13 @@ struct RdbAuxInfo {
   bool aof_base = false;
   std::vector<std::string> functions;  // every function library's code
 };
+
+// The parts of a file, for writers that produce it piecewise (persistence/cow_snapshot):
+// magic and aux fields; SELECTDB (and RESIZEDB when sizes are given); one key with its expiry.
+void WriteRdbHeader(RdbWriter& w, const RdbAuxInfo& aux);
+void WriteRdbSelectDb(RdbWriter& w, int index, uint64_t size, uint64_t volatile_count,
+                      bool resize);
+void WriteRdbKey(RdbWriter& w, const Entry* e);
 
 // Writes a complete RDB file (header, aux fields, every database, EOF, checksum) to fd.
 // Returns false with *error on a write error. Runs in the BGSAVE child too: it reads the

@@ -1,10 +1,8 @@
 #include "persistence/snapshot.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +13,8 @@
 #include "commands/registry.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "persistence/aof_writer.h"
+#include "persistence/cow_snapshot.h"
 #include "persistence/rdb_reader.h"
 #include "persistence/rdb_writer.h"
 #include "scripting/functions.h"
@@ -46,6 +46,14 @@ std::string FilePath(Server& server) {
   return std::string(cwd) + "/" + c.dbfilename;
 }
 
+RdbAuxInfo AuxInfo(Server& server) {
+  RdbAuxInfo aux;
+  aux.version = kCompatVersion;
+  aux.used_mem = static_cast<int64_t>(UsedMemory());
+  if (server.has_scripts()) aux.functions = server.scripts().functions().Codes();
+  return aux;
+}
+
 // The whole write: temp file, fsync, rename over dbfilename, fsync of the directory.
 bool WriteFile(Server& server, std::string* error) {
   const Config& c = server.config();
@@ -56,17 +64,8 @@ bool WriteFile(Server& server, std::string* error) {
              ") for saving: " + strerror(errno);
     return false;
   }
-  RdbWriteOptions opt;
-  opt.compress = c.rdbcompression;
-  opt.checksum = c.rdbchecksum;
-  opt.stream_node_max_entries = static_cast<uint64_t>(c.stream_node_max_entries);
-  opt.stream_node_max_bytes = static_cast<uint64_t>(c.stream_node_max_bytes);
-  RdbAuxInfo aux;
-  aux.version = kCompatVersion;
-  aux.used_mem = static_cast<int64_t>(UsedMemory());
-  if (server.has_scripts()) aux.functions = server.scripts().functions().Codes();
   std::string err;
-  bool ok = WriteRdb(fd, AllDbs(server), opt, aux, &err);
+  bool ok = WriteRdb(fd, AllDbs(server), RdbWriteOptionsFrom(c), AuxInfo(server), &err);
   if (ok && fsync(fd) != 0) {
     ok = false;
     err = strerror(errno);
@@ -118,62 +117,62 @@ bool SaveSnapshot(Server& server, std::string* error) {
 
 bool StartBackgroundSave(Server& server, std::string* error) {
   SnapshotState& st = server.snapshot();
+  const Config& c = server.config();
   st.last_bgsave_try_ms = NowMs();
-  st.dirty_at_fork = server.dirty();
-  // First increment: fork with copy-on-write. The child only reads the keyspace and exits.
-  pid_t pid = fork();
-  if (pid < 0) {
+  CowSnapshotOptions opt;
+  // Absolute paths: the writer thread renames after a CONFIG SET dir may have moved the cwd.
+  opt.path = FilePath(server);
+  opt.temp_path = opt.path.substr(0, opt.path.rfind('/') + 1) + TempName(getpid());
+  opt.write = RdbWriteOptionsFrom(c);
+  opt.aux = AuxInfo(server);
+  opt.key_save_delay_us = c.rdb_key_save_delay;
+  std::string err;
+  std::unique_ptr<CowSnapshot> s = CowSnapshot::Start(AllDbs(server), std::move(opt), &err);
+  if (s == nullptr) {
     st.last_bgsave_ok = false;
-    *error = std::string("Can't save in background: fork: ") + strerror(errno);
+    *error = "Failed opening the temp RDB file " + TempName(getpid()) + " (in server root dir " +
+             c.dir + ") for saving: " + err;
     LogWarning("%s", error->c_str());
     return false;
   }
-  if (pid == 0) {
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    std::string err;
-    bool ok = WriteFile(server, &err);
-    if (!ok) LogWarning("%s", err.c_str());
-    _exit(ok ? 0 : 1);
-  }
-  st.child_pid = pid;
-  st.child_start_ms = NowMs();
+  st.bgsave = std::move(s);
+  st.bgsave_start_ms = NowMs();
+  st.dirty_at_start = server.dirty();
   st.bgsave_scheduled = false;
-  LogNotice("Background saving started by pid %d", static_cast<int>(pid));
+  LogNotice("Background saving started");
   return true;
 }
 
-bool BackgroundSaveRunning(const Server& server) { return server.snapshot().child_pid > 0; }
+bool BackgroundSaveRunning(const Server& server) { return server.snapshot().bgsave != nullptr; }
 
 void KillBackgroundSave(Server& server) {
   SnapshotState& st = server.snapshot();
-  if (st.child_pid <= 0) return;
-  kill(st.child_pid, SIGUSR1);
-  int status;
-  waitpid(st.child_pid, &status, 0);
-  unlink(TempName(st.child_pid).c_str());
-  st.child_pid = -1;
+  if (st.bgsave == nullptr) return;
+  // As Valkey's kill of its child with SIGUSR1: no error status, the temp file goes.
+  st.bgsave->Abort();
+  st.bgsave.reset();
+  LogNotice("Background saving aborted");
 }
 
 void SnapshotCron(Server& server) {
   SnapshotState& st = server.snapshot();
   int64_t now = NowMs();
-  if (st.child_pid > 0) {
-    int status;
-    pid_t r = waitpid(st.child_pid, &status, WNOHANG);
-    if (r == 0) return;  // still writing
-    bool ok = r == st.child_pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (ok) {
-      SaveSucceeded(server, st.dirty_at_fork);
+  if (st.bgsave != nullptr) {
+    CowSnapshot::Status status = st.bgsave->Poll();
+    if (status == CowSnapshot::Status::kRunning) return;  // still writing
+    if (status == CowSnapshot::Status::kSucceeded) {
+      SaveSucceeded(server, st.dirty_at_start);
       LogNotice("Background saving terminated with success");
     } else {
       st.last_bgsave_ok = false;
-      unlink(TempName(st.child_pid).c_str());
-      LogWarning("Background saving error");
+      LogWarning("Background saving error: %s", st.bgsave->error().c_str());
     }
-    st.last_bgsave_time_sec = (now - st.child_start_ms) / 1000;
-    st.child_pid = -1;
+    st.last_bgsave_time_sec = (now - st.bgsave_start_ms) / 1000;
+    st.bgsave.reset();
   }
+  // Another snapshot walks the keyspace, or an AOF rewrite's child runs: wait for it, as
+  // Valkey runs one child at a time.
+  if (CowSnapshot::Busy() || (server.aof() != nullptr && server.aof()->rewrite_running())) return;
   std::string err;
   if (st.bgsave_scheduled) {
     StartBackgroundSave(server, &err);
@@ -265,6 +264,8 @@ bool LoadSnapshotAtStartup(Server& server, std::string* error) {
 }
 
 bool ReloadSnapshot(Server& server, std::string* error) {
+  // The reload replaces every key: a running BGSAVE's snapshot has no use any more.
+  KillBackgroundSave(server);
   if (!SaveSnapshot(server, error)) return false;
   for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
   if (!LoadFile(server, FilePath(server), error, false)) {

@@ -1,6 +1,7 @@
-// RDB snapshots of the server: SAVE (in the foreground), BGSAVE (a forked child writes the
-// file from its copy-on-write view of the keyspace; the cron reaps it), save points, the save
-// at shutdown, and loading at start-up / DEBUG RELOAD. Files are written to temp-<pid>.rdb in
+// RDB snapshots of the server: SAVE (in the foreground), BGSAVE (a fork-less point-in-time
+// snapshot, persistence/cow_snapshot, written in slices between event-loop turns; the cron
+// collects its outcome), save points, the save at shutdown, and loading at start-up /
+// DEBUG RELOAD. Files are written to temp-<pid>.rdb in
 // the working directory (`dir`), fsynced, renamed over `dbfilename`, and the directory is
 // fsynced. Execution thread only.
 #pragma once
@@ -14,13 +15,15 @@ class Server;
 // Writes the dataset to dbfilename now. On success the dirty counter restarts from 0 and
 // LASTSAVE moves; false with *error otherwise (rdb_last_bgsave_status becomes err).
 bool SaveSnapshot(Server& server, std::string* error);
-// Forks the BGSAVE child; false with *error when fork fails.
+// Starts the BGSAVE snapshot; false with *error when the temp file cannot be created or
+// another snapshot walks the keyspace.
 bool StartBackgroundSave(Server& server, std::string* error);
 bool BackgroundSaveRunning(const Server& server);
-// From the periodic task: reaps a finished child, then starts a scheduled BGSAVE or one a
-// save point asks for.
+// From the periodic task: collects a finished BGSAVE, then starts a scheduled BGSAVE or one
+// a save point asks for.
 void SnapshotCron(Server& server);
-// Kills a running child and removes its temp file (SHUTDOWN, FLUSHALL-like resets).
+// Abandons a running BGSAVE and removes its temp file (SHUTDOWN, FLUSHALL, DEBUG RELOAD),
+// leaving rdb_last_bgsave_status alone as Valkey's kill of its child does.
 void KillBackgroundSave(Server& server);
 
 // What SHUTDOWN does before exiting: kDefault saves when save points are configured.

@@ -45,6 +45,7 @@ enum ClientFlag : uint32_t {
   kClientMulti = 1u << 21,           // between MULTI and EXEC/DISCARD (multi holds the queue)
   kClientDirtyCas = 1u << 22,        // a WATCHed key changed: EXEC will answer null
   kClientDirtyExec = 1u << 23,       // a command was refused while queuing: EXEC aborts
+  kClientIoQueued = 1u << 24,        // its read is in the batch for the I/O threads
 };
 
 struct Client {
@@ -59,6 +60,12 @@ struct Client {
   // their vectors are reused rather than allocated per read.
   static constexpr size_t kLookAhead = 8;
   std::vector<std::string_view> ahead[kLookAhead];
+  // io-threads > 1: the commands an I/O thread parsed at the front of the input, in ahead[0..
+  // io_parsed) with their byte sizes; ProcessInput starts from them. io_parse_stopped: the
+  // I/O thread met something only the client's own parser takes.
+  uint8_t io_parsed = 0;
+  bool io_parse_stopped = false;
+  size_t io_parsed_bytes[kLookAhead];
   // The last command name looked up, byte for byte as sent, and its table entry: a pipeline
   // repeats names, and comparing a few bytes is cheaper than the table's case-folding lookup.
   char cached_cmd_name[16];

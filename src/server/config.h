@@ -31,6 +31,8 @@ struct Config {
   int64_t maxclients = 10000;
   bool protected_mode = true;
   int64_t io_threads = 1;
+  // Events per active I/O thread in a batch (Valkey 8's hidden config); 0 = always all.
+  int64_t events_per_io_thread = 2;
   // General
   int64_t databases = 16;
   int64_t hz = 10;
@@ -57,6 +59,7 @@ struct Config {
   std::string dbfilename = "dump.rdb";
   bool rdbcompression = true;
   bool rdbchecksum = true;
+  int64_t rdb_key_save_delay = 0;  // us per key saved by BGSAVE's walk (tests overlap writes)
   bool appendonly = false;
   std::string appendfilename = "appendonly.aof";
   std::string appendfsync = "everysec";

@@ -203,6 +203,7 @@ void EvictKey(Server& server, int db_index, const std::string& key) {
   // An already expired key goes through lazy expiry (its "expired" event) instead.
   if (!db->Delete(key, lazy)) return;
   ++State().stats.evicted_keys;
+  PropagateDeletion(server, db_index, key, lazy);
   server.watches().Touch(db, key);
   if (server.tracking().Armed()) server.tracking().Invalidate(key, nullptr);
   NotifyKeyspaceEvent(server, kNotifyEvicted, "evicted", db_index, key);

@@ -8,6 +8,8 @@ namespace {
 void OnKeyExpired(int db, std::string_view key) {
   Server* server = TheServer();
   if (server == nullptr) return;
+  // The AOF and replicas delete it too (DEL, or UNLINK under lazyfree-lazy-expire).
+  PropagateDeletion(*server, db, key, server->config().lazyfree_lazy_expire);
   // A watched key that expires fails the watcher's EXEC from now on (CLIENT LIST flag d).
   server->watches().Touch(server->db(db), key);
   // Clients caching it must drop it (a NOLOOP client whose own read expired it excepted).

@@ -11,12 +11,16 @@
 
 #include "commands/context.h"
 #include "commands/errors.h"
+#include "common/bytes.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/numbers.h"
 #include "common/split_args.h"
 #include "net/socket.h"
 #include "scripting/script_engine.h"
+#include "persistence/aof_loader.h"
+#include "persistence/aof_writer.h"
+#include "persistence/cow_snapshot.h"
 #include "persistence/snapshot.h"
 #include "server/eviction.h"
 #include "server/notify.h"
@@ -100,12 +104,17 @@ void Server::InitForTests() {
   for (int64_t i = 0; i < config_.databases; ++i) {
     dbs_.push_back(std::make_unique<Db>(static_cast<int>(i), &keyspace_stats_));
   }
+  aof_ = std::make_unique<Aof>(*this);
 }
 
 bool Server::Init(std::string* error) {
   InitForTests();
   // A corrupt dump refuses the start (before listening), never serves half a dataset.
-  if (!LoadSnapshotAtStartup(*this, error)) return false;
+  // With appendonly yes the AOF is the dataset, as in Valkey (persistence/aof_loader.h).
+  if (config_.appendonly ? !StartAofAtStartup(*this, error)
+                         : !LoadSnapshotAtStartup(*this, error)) {
+    return false;
+  }
   if (config_.port != 0) {
     bool any = false;
     for (const std::string& addr : config_.bind) {
@@ -149,22 +158,31 @@ bool Server::Init(std::string* error) {
     *error = "Configured to not listen anywhere, exiting.";
     return false;
   }
+  StartIoThreads();
   signal(SIGPIPE, SIG_IGN);
   struct sigaction sa = {};
   sa.sa_handler = OnTerminationSignal;
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
   loop_.SetTimer(1000 / std::clamp<int64_t>(config_.hz, 1, 500), [this] { Cron(); });
-  loop_.SetAfterEvents([this] { FlushPendingWrites(); });
+  // A running fork-less snapshot (BGSAVE) gets a slice after each turn's replies are out,
+  // and keeps the loop from sleeping while it has work.
+  loop_.SetAfterEvents([this] {
+    FlushPendingWrites();
+    CowSnapshot::RunSlice();
+  });
   loop_.SetWaitLimit([this]() -> int64_t {
     int64_t deadline = blocking_.NextDeadline();
-    return deadline == 0 ? -1 : std::max<int64_t>(0, deadline - NowMs());
+    int64_t limit = deadline == 0 ? -1 : std::max<int64_t>(0, deadline - NowMs());
+    int64_t snapshot = CowSnapshot::WaitMs();
+    return snapshot >= 0 && (limit < 0 || snapshot < limit) ? snapshot : limit;
   });
   return true;
 }
 
 void Server::Run() {
   loop_.Run();
+  if (aof_ != nullptr) aof_->Shutdown();  // written and fsynced before the last replies
   for (Client* c : std::vector<Client*>(pending_writes_)) WriteToClient(c);
   if (!config_.unixsocket.empty()) unlink(config_.unixsocket.c_str());
   if (!config_.pidfile.empty()) unlink(config_.pidfile.c_str());
@@ -236,12 +254,19 @@ void Server::HandleClientEvent(Client* c, uint32_t events) {
     if (clients_.count(id) == 0) return;
   }
   if (!(events & EventLoop::kReadable)) return;
+  if (io_pool_ != nullptr) {
+    QueueRead(c);  // read and parsed by an I/O thread after the poll (server_io.cc)
+    return;
+  }
   // A paused client keeps reading (the level-triggered loop would spin on unread bytes);
   // ProcessInput leaves its commands waiting, and the query buffer limit still applies.
   ++stats_.total_reads_processed;
   size_t wanted = c->parser.BytesWanted();
   size_t have = c->conn.InputSize();
-  Connection::ReadResult r = c->conn.Read(wanted > have ? wanted - have : 0);
+  HandleRead(c, c->conn.Read(wanted > have ? wanted - have : 0));
+}
+
+void Server::HandleRead(Client* c, Connection::ReadResult r) {
   if (r == Connection::ReadResult::kWouldBlock) return;
   if (r != Connection::ReadResult::kData) {
     FreeClient(c);
@@ -278,6 +303,19 @@ void Server::ProcessInput(Client* c) {
   size_t ahead_off = 0;  // input bytes parsed ahead, from InputData()
   bool ahead_done = false;
   RequestParser ahead_parser;
+  if (c->io_parsed != 0) {
+    // An I/O thread parsed the first commands (io-threads > 1): they fill the ring from its
+    // first slot, as if parsed ahead here.
+    Db* db = dbs_[static_cast<size_t>(c->db_index)].get();
+    ahead_count = c->io_parsed;
+    for (size_t i = 0; i < ahead_count; ++i) {
+      ahead_bytes[i] = c->io_parsed_bytes[i];
+      ahead_off += ahead_bytes[i];
+      if (c->ahead[i].size() > 1) ahead_hash[i] = db->Prefetch(c->ahead[i][1]);
+    }
+    ahead_done = c->io_parse_stopped;
+    c->io_parsed = 0;
+  }
   while (c->conn.InputSize() > 0 && !(c->flags & (kClientCloseAfterReply | kClientCloseAsap |
                                                   kClientPaused | kClientBlocked))) {
     if (limits.authenticated != c->authenticated) {
@@ -391,12 +429,18 @@ void Server::FlushPendingWrites() {
     tracking_.BroadcastPending();
     tracking_.EnforceLimit(config_.tracking_table_max_keys);
   }
+  // The AOF is written (and under appendfsync always, fsynced) before any reply goes out.
+  if (aof_ != nullptr) aof_->BeforeReplies();
   std::vector<Client*> batch;
   batch.swap(pending_writes_);
-  for (Client* c : batch) {
-    if (clients_.count(c->id) == 0) continue;
-    c->flags &= ~kClientPendingWrite;
-    WriteToClient(c);
+  if (io_pool_ != nullptr) {
+    WriteBatch(batch);
+  } else {
+    for (Client* c : batch) {
+      if (clients_.count(c->id) == 0) continue;
+      c->flags &= ~kClientPendingWrite;
+      WriteToClient(c);
+    }
   }
   for (Client* c : std::vector<Client*>(to_close_)) FreeClient(c);
   to_close_.clear();
@@ -409,7 +453,10 @@ void Server::WriteToClient(Client* c) {
     return;
   }
   ++stats_.total_writes_processed;
-  Connection::WriteResult r = c->conn.Flush();
+  AfterFlush(c, c->conn.Flush());
+}
+
+void Server::AfterFlush(Client* c, Connection::WriteResult r) {
   if (r == Connection::WriteResult::kError) {
     FreeClient(c);
     return;
@@ -524,6 +571,7 @@ void Server::OnConfigChanged(std::string_view name) {
   // A lowered limit takes effect at once, as in Valkey.
   if (name == "maxmemory" || name == "maxmemory-policy") PerformEvictions(*this);
   if (name == "hz") loop_.SetTimerPeriod(1000 / std::clamp<int64_t>(config_.hz, 1, 500));
+  if (aof_ != nullptr) AofConfigChanged(*this, name);
 }
 
 void Server::Cron() {
@@ -568,6 +616,7 @@ void Server::Cron() {
   }
   for (auto& db : dbs_) db->Housekeeping();
   SnapshotCron(*this);
+  if (aof_ != nullptr) aof_->Cron();
   if (config_.timeout > 0) {
     std::vector<Client*> idle;
     for (auto& [id, c] : clients_) {
@@ -684,7 +733,7 @@ void Server::Execute(Client* c) {
   const CommandSpec* cmd = c->cached_cmd;
   std::string_view name = args[0];
   if (cmd == nullptr || name.size() != c->cached_cmd_len ||
-      std::memcmp(name.data(), c->cached_cmd_name, name.size()) != 0) {
+      !BytesEqual(name.data(), c->cached_cmd_name, name.size())) {
     cmd = Commands().Find(name);
     if (cmd != nullptr && name.size() <= sizeof(c->cached_cmd_name)) {
       std::memcpy(c->cached_cmd_name, name.data(), name.size());
@@ -772,6 +821,12 @@ void Server::Execute(Client* c) {
     ++spec->stats.rejected_calls;
     return;
   }
+  // The AOF cannot be written (disk full, ...): writes are refused, reads go on (Valkey).
+  if ((spec->flags & kCmdWrite) && propagator_.active() && aof_->write_failing()) [[unlikely]] {
+    c->reply.Error("MISCONF Errors writing to the AOF file: " + aof_->last_write_error());
+    ++spec->stats.rejected_calls;
+    return;
+  }
   rejection_guard.Admit();
   if ((c->flags & kClientMulti) && QueueInMulti(*this, c, spec)) return;
   Call(c, spec, start);
@@ -789,7 +844,15 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   // Set before running, so CLIENT LIST shows a blocked command; EXEC's queued commands leave
   // it at "exec", as in Valkey.
   if (outer == nullptr) c->last_cmd = &spec->name;
+  // Propagation (server/propagate.h): one flag test while no AOF or replica listens.
+  const uint64_t dirty_before = dirty_;
+  const bool propagating = propagator_.active();
+  Propagator::Frame frame;
+  if (propagating) [[unlikely]] propagator_.Enter(&frame);
   spec->handler(ctx);
+  if (propagating) [[unlikely]] {
+    propagator_.Leave(&frame, c->db_index, args, dirty_ > dirty_before);
+  }
   // Client-side caching: the keys a tracking client read may be in its cache now.
   if ((executing_->flags & kClientTracking) && (spec->flags & kCmdReadonly)) {
     tracking_.RememberKeys(executing_, *spec, args);
@@ -840,6 +903,7 @@ void Server::ServeWhileBusy() {
   Client* executing = executing_;
   executing_ = nullptr;
   loop_.PollIo(0);
+  if (io_pool_ != nullptr) RunQueuedReads();
   std::vector<Client*> batch;
   batch.swap(pending_writes_);
   for (Client* c : batch) {

@@ -12,17 +12,21 @@
 
 #include "commands/command_table.h"
 #include "net/event_loop.h"
+#include "net/io_thread_pool.h"
 #include "persistence/snapshot_state.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/config.h"
+#include "server/io_threads.h"
 #include "server/transaction.h"
+#include "server/propagate.h"
 #include "server/pubsub.h"
 #include "server/tracking.h"
 #include "store/db.h"
 
 namespace vireo {
 
+class Aof;
 class ScriptEngine;
 
 struct ServerStats {
@@ -38,6 +42,8 @@ struct ServerStats {
   uint64_t evicted_clients = 0;
   uint64_t client_query_buffer_limit_disconnections = 0;
   uint64_t client_output_buffer_limit_disconnections = 0;
+  uint64_t io_threaded_reads_processed = 0;  // reads (and parses) done by I/O threads
+  uint64_t io_threaded_writes_processed = 0;
   std::map<std::string, uint64_t> error_codes;  // INFO errorstats
   // Instantaneous ops/sec: samples taken by the periodic task.
   int64_t ops_sample_time_ms = 0;
@@ -130,6 +136,11 @@ class Server {
   // the command began.
   void Call(Client* c, const CommandSpec* spec, int64_t start_us);
 
+  // Propagation of changes to the AOF and replicas (server/propagate.h), and the AOF
+  // (persistence/aof_writer.h; nullptr before Init).
+  Propagator& propagator() { return propagator_; }
+  Aof* aof() { return aof_.get(); }
+
   // WATCH: who watches which key (server/transaction.h).
   WatchRegistry& watches() { return watches_; }
 
@@ -157,12 +168,26 @@ class Server {
   void ClearScriptBusy();
   void ServeWhileBusy();
   bool shutdown_requested() const { return shutdown_requested_; }
+  // io-threads > 1 and the last batch of reads or writes went to the I/O threads.
+  bool io_threads_active() const { return io_threads_active_; }
 
  private:
   static void OnListenerEvent(void* obj, uint32_t events);
   static void OnClientEvent(void* obj, uint32_t events);
   void AcceptClients(int listen_fd, bool unix_socket);
   void HandleClientEvent(Client* c, uint32_t events);
+  // After a read of c's socket: closes, limits, then ProcessInput.
+  void HandleRead(Client* c, Connection::ReadResult r);
+  // io-threads (server_io.cc): reads queued by events go to the I/O threads as one batch
+  // after the poll; replies of FlushPendingWrites likewise. The execution thread waits for
+  // each batch, so no command ever runs while an I/O thread holds a client.
+  void StartIoThreads();
+  void QueueRead(Client* c);
+  void RunQueuedReads();
+  void DrainReadBatch();
+  void WriteBatch(std::vector<Client*>& batch);
+  int IoParticipants(size_t jobs) const;
+  void AfterFlush(Client* c, Connection::WriteResult r);
   // Parses and runs the commands in c's input buffer.
   void ProcessInput(Client* c);
   void FlushPendingWrites();
@@ -214,9 +239,17 @@ class Server {
   Client* rerunning_ = nullptr;  // the blocked client whose command is running again
   bool serving_ready_ = false;
   std::unique_ptr<ScriptEngine> scripts_;
+  Propagator propagator_;
+  std::unique_ptr<Aof> aof_;
   Client* busy_caller_ = nullptr;  // whose script is past busy-reply-threshold
   bool busy_eval_ = true;          // EVAL (SCRIPT KILL) rather than FCALL (FUNCTION KILL)
   uint64_t next_client_id_ = 1;
+  std::unique_ptr<IoThreadPool> io_pool_;  // io-threads > 1 only
+  std::vector<IoReadJob> io_reads_;    // queued by this poll's events
+  std::vector<IoReadJob> io_running_;  // read by the threads, run from io_running_next_
+  size_t io_running_next_ = 0;
+  std::vector<IoWriteJob> io_writes_;
+  bool io_threads_active_ = false;
 
   int64_t start_time_ms_ = 0;
   uint64_t dirty_ = 0;

@@ -38,6 +38,7 @@ bool Db::IsExpired(const Entry* e) {
 }
 
 void Db::DeleteExpired(Entry* e) {
+  BeforeChange(e);
   table_->Remove(e->Key(), KeyHash(e->Key()));
   --volatile_;
   ++stats_->expired_keys;
@@ -52,7 +53,10 @@ void Db::DeleteExpired(Entry* e) {
 
 Entry* Db::Find(std::string_view key) {
   Entry* e = table_->Find(key, KeyHash(key));
-  if (e != nullptr && IsExpired(e)) {
+  if (e == nullptr) return nullptr;
+  // Every change of a key starts with finding it: the one hook on the hot path.
+  BeforeChange(e);
+  if (IsExpired(e)) {
     DeleteExpired(e);
     return nullptr;
   }
@@ -74,6 +78,7 @@ Entry* Db::Lookup(std::string_view key, bool touch) {
 Entry* Db::Add(std::string_view key) {
   Entry* e = NewEntry(key);
   e->SetLru(NewAccessClock());
+  e->meta |= saved_bit_;  // NewEntry leaves the bit clear
   table_->Insert(e, KeyHash(key));
   if (g_added_hook != nullptr) g_added_hook(index_, key);
   return e;
@@ -81,12 +86,15 @@ Entry* Db::Add(std::string_view key) {
 
 Entry* Db::Detach(std::string_view key) {
   Entry* e = table_->Remove(key, KeyHash(key));
-  if (e != nullptr && e->expire_ms != 0) --volatile_;
+  if (e == nullptr) return nullptr;
+  BeforeChange(e);
+  if (e->expire_ms != 0) --volatile_;
   return e;
 }
 
 void Db::Attach(Entry* e) {
   e->next = nullptr;
+  StampSaved(e);
   table_->Insert(e, KeyHash(e->Key()));
   if (e->expire_ms != 0) ++volatile_;
   if (g_added_hook != nullptr) g_added_hook(index_, e->Key());
@@ -105,6 +113,8 @@ bool Db::Delete(std::string_view key, bool lazy) {
 }
 
 void Db::ReplaceEntry(Entry* old_entry, Entry* new_entry) {
+  BeforeChange(old_entry);
+  StampSaved(new_entry);
   if (old_entry->expire_ms != 0) --volatile_;
   if (new_entry->expire_ms != 0) ++volatile_;
   table_->Replace(old_entry, new_entry, KeyHash(old_entry->Key()));
@@ -112,6 +122,7 @@ void Db::ReplaceEntry(Entry* old_entry, Entry* new_entry) {
 }
 
 void Db::SetExpire(Entry* e, int64_t ms) {
+  BeforeChange(e);
   if (e->expire_ms == 0 && ms != 0) ++volatile_;
   if (e->expire_ms != 0 && ms == 0) --volatile_;
   e->expire_ms = ms;
@@ -133,6 +144,13 @@ void Db::Clear(bool async) {
   volatile_ = 0;
   expire_cursor_ = 0;
   if (table_->Size() == 0) return;
+  if (observer_ != nullptr && !snap_done_) {
+    // Pending entries must still be saved: the snapshot takes the table and frees it.
+    snap_done_ = true;
+    observer_->AdoptTable(snap_origin_, table_.release());
+    table_ = NewKeyTable();
+    return;
+  }
   if (async) {
     HashTable<Entry>* old = table_.release();
     table_ = NewKeyTable();
@@ -149,6 +167,48 @@ void Db::Swap(Db& other) {
   std::swap(table_, other.table_);
   std::swap(volatile_, other.volatile_);
   std::swap(expire_cursor_, other.expire_cursor_);
+  std::swap(snap_cursor_, other.snap_cursor_);
+  std::swap(snap_done_, other.snap_done_);
+  std::swap(snap_origin_, other.snap_origin_);
+}
+
+void Db::BeginSnapshot(SnapshotObserver* observer) {
+  saved_bit_ ^= Entry::kSnapshotBit;
+  observer_ = observer;
+}
+
+void Db::EndSnapshot() { observer_ = nullptr; }
+
+void Db::StartSnapshotWalk() {
+  snap_cursor_ = 0;
+  snap_done_ = table_->Size() == 0;
+  snap_origin_ = index_;
+}
+
+void Db::SavePending(Entry* e) {
+  StampSaved(e);
+  observer_->SaveEntry(snap_origin_, e);
+}
+
+size_t Db::SnapshotStep(size_t buckets) {
+  size_t saved = 0;
+  // Scan's cursor reaches every entry present for the whole walk whatever resizes and
+  // rehash steps happen between steps; the bit makes a second visit a no-op, and entries
+  // that went meanwhile were saved on their way out.
+  for (size_t i = 0; i < buckets && !snap_done_; ++i) {
+    snap_cursor_ = table_->Scan(snap_cursor_, [&](Entry* e) {
+      if (!SnapshotPending(e)) return;
+      SavePending(e);
+      ++saved;
+    });
+    if (snap_cursor_ == 0) snap_done_ = true;
+  }
+  return saved;
+}
+
+void Db::NormalizeSnapshotBits() {
+  table_->ForEach([](Entry* e) { StampSaved(e); });
+  snap_done_ = true;
 }
 
 size_t Db::ActiveExpire(size_t buckets) {

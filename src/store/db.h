@@ -28,6 +28,21 @@ using ExpiredHook = void (*)(int db_index, std::string_view key);
 // Observer for key creation by Add or Attach (the "new" keyspace event).
 using AddedHook = void (*)(int db_index, std::string_view key);
 
+// Receives a point-in-time snapshot of the keyspace without fork (persistence/cow_snapshot).
+// While one is registered (Db::BeginSnapshot), every entry present when it began is handed to
+// SaveEntry exactly once, unchanged: by the snapshot's own walk (SnapshotStep) or, when the
+// entry is about to be changed, deleted, expired, renamed or moved first, by the Db operation
+// that reaches it. Entries linked in later are never handed over.
+class SnapshotObserver {
+ public:
+  virtual ~SnapshotObserver() = default;
+  // e was in database origin_db when the snapshot began (SWAPDB moves tables, not origins).
+  virtual void SaveEntry(int origin_db, const Entry* e) = 0;
+  // The database is being emptied before its walk finished: the observer takes the table,
+  // saves its pending entries (Db::SnapshotPending) and frees every entry and the table.
+  virtual void AdoptTable(int origin_db, HashTable<Entry>* table) = 0;
+};
+
 class Db {
  public:
   Db(int index, KeyspaceStats* stats);
@@ -105,6 +120,32 @@ class Db {
   }
   void ClearHint() { hint_key_ = {}; }
 
+  // Fork-less snapshots. Each entry carries a bit that equals the "saved" value whenever no
+  // snapshot runs; BeginSnapshot flips that value, so every existing entry becomes pending in
+  // O(1), and entries linked in from then on (Add, Attach, ReplaceEntry) are stamped saved.
+  // Every operation that can reach an entry to change it (Find and so Lookup/Delete, Detach,
+  // ReplaceEntry, SetExpire, expiry, Clear) first hands a pending entry to the observer: one
+  // predictable branch while no snapshot runs. One snapshot at a time per process.
+  // Requires every entry to be "saved" (after EndSnapshot following a complete walk, or
+  // after NormalizeSnapshotBits).
+  static void BeginSnapshot(SnapshotObserver* observer);
+  // After every database's walk is done (or, when abandoning, followed by
+  // NormalizeSnapshotBits on every database before the next BeginSnapshot).
+  static void EndSnapshot();
+  static bool SnapshotRunning() { return observer_ != nullptr; }
+  static bool SnapshotPending(const Entry* e) {
+    return (e->meta & Entry::kSnapshotBit) != saved_bit_;
+  }
+  // Starts this database's walk (after BeginSnapshot).
+  void StartSnapshotWalk();
+  // Walks up to `buckets` buckets, handing pending entries to the observer; returns how many
+  // it handed over. SnapshotWalkDone() once every bucket was visited (SWAPDB carries a
+  // table's walk along with it).
+  size_t SnapshotStep(size_t buckets);
+  bool SnapshotWalkDone() const { return snap_done_; }
+  // Marks every entry saved (after a snapshot was abandoned mid-walk).
+  void NormalizeSnapshotBits();
+
   static void SetExpiredHook(ExpiredHook hook);
   static void SetAddedHook(AddedHook hook);
   // Called by Lookup when the key is missing (the "keymiss" keyspace event).
@@ -112,6 +153,14 @@ class Db {
 
  private:
   void DeleteExpired(Entry* e);
+  // The snapshot hook: hands e to the observer first if it is still pending.
+  void BeforeChange(Entry* e) {
+    if (observer_ != nullptr) [[unlikely]] {
+      if (SnapshotPending(e)) SavePending(e);
+    }
+  }
+  void SavePending(Entry* e);
+  static void StampSaved(Entry* e) { e->meta = (e->meta & ~Entry::kSnapshotBit) | saved_bit_; }
   uint64_t KeyHash(std::string_view key) const {
     if (key.size() == hint_key_.size() && hint_key_.data() != nullptr &&
         (key.data() == hint_key_.data() ||
@@ -129,6 +178,13 @@ class Db {
   size_t volatile_ = 0;
   uint64_t expire_cursor_ = 0;
   std::vector<Entry*> expire_batch_;  // ActiveExpire's scratch, kept to avoid reallocating
+  // The running snapshot's walk of table_ (swapped along with it by Swap).
+  uint64_t snap_cursor_ = 0;
+  bool snap_done_ = true;
+  int snap_origin_ = 0;  // the database index table_ had when the snapshot began
+
+  static inline SnapshotObserver* observer_ = nullptr;
+  static inline uint32_t saved_bit_ = 0;  // 0 or Entry::kSnapshotBit
 };
 
 }  // namespace vireo

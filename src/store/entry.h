@@ -37,7 +37,8 @@ struct StrBlob {
 };
 
 // Layout is 32 bytes of header then the key bytes: the per-key overhead the design promises.
-// `meta` packs type (4 bits), encoding (4 bits) and a 24-bit access clock in seconds.
+// `meta` packs type (3 bits), the snapshot bit (see Db::BeginSnapshot), encoding (4 bits) and
+// a 24-bit access clock in seconds.
 struct Entry {
   Entry* next;         // hash chain, owned by HashTable
   int64_t expire_ms;   // absolute unix ms; 0 = no expiry
@@ -52,11 +53,12 @@ struct Entry {
   char key[];
 
   std::string_view Key() const { return {key, key_len}; }
-  ObjType type() const { return static_cast<ObjType>(meta & 0xF); }
+  static constexpr uint32_t kSnapshotBit = 0x8;
+  ObjType type() const { return static_cast<ObjType>(meta & 0x7); }
   Encoding encoding() const { return static_cast<Encoding>((meta >> 4) & 0xF); }
   uint32_t lru() const { return meta >> 8; }
   void SetType(ObjType t, Encoding e) {
-    meta = (meta & ~0xFFu) | static_cast<uint32_t>(t) | (static_cast<uint32_t>(e) << 4);
+    meta = (meta & ~0xF7u) | static_cast<uint32_t>(t) | (static_cast<uint32_t>(e) << 4);
   }
   void SetLru(uint32_t clock) { meta = (meta & 0xFFu) | (clock << 8); }
 };

@@ -2,7 +2,9 @@
 
 Run with Debian's interpreter: /usr/bin/python3 -m pytest tests/integration
 The binary comes from $VIREO_SERVER (default <repo>/build/vireo-server); pointing it at
-/usr/bin/redis-server runs the same tests against the reference server.
+/usr/bin/redis-server runs the same tests against the reference server. $VIREO_IO_THREADS=N
+starts every vireo-server with `--io-threads N --events-per-io-thread 0` (all I/O through the
+I/O threads) unless the test sets io-threads itself.
 
 Fixtures:
   start_server(*args, config=None, defaults=True, wait=True) -> ServerProcess  (factory)
@@ -32,6 +34,7 @@ HOST = "127.0.0.1"
 START_TIMEOUT_S = 10.0
 STOP_TIMEOUT_S = 5.0
 START_ATTEMPTS = 5  # a free port can be taken by someone else before the server binds it
+IO_THREADS = os.environ.get("VIREO_IO_THREADS", "")
 
 
 # --------------------------------------------------------------------------------------------
@@ -350,6 +353,9 @@ class ServerProcess:
             for name, value in defaults:
                 if name not in given and name not in in_config:
                     cmd += ["--" + name, value]
+        if (IO_THREADS and self.binary == SERVER_BINARY and "io-threads" not in given
+                and "io-threads" not in in_config):
+            cmd += ["--io-threads", IO_THREADS, "--events-per-io-thread", "0"]
         return cmd + self.args
 
     def _resolve_port(self):
@@ -510,8 +516,8 @@ class ServerProcess:
         if self.proc is None:
             return None
         text = self.log()
-        markers = ("AddressSanitizer", "LeakSanitizer", "runtime error:", "crashed by signal",
-                   "BUG REPORT")
+        markers = ("AddressSanitizer", "LeakSanitizer", "ThreadSanitizer", "runtime error:",
+                   "crashed by signal", "BUG REPORT")
         if any(m in text for m in markers):
             return f"crash or sanitizer report in {self.log_path}:\n{text[-8000:]}"
         rc = self.proc.returncode

@@ -19,6 +19,7 @@ class CommandTest : public ::testing::Test {
     RegisterAllCommands();
     Config config;
     config.enable_debug_command = "yes";
+    config.save.clear();  // FLUSHALL with save points writes dump.rdb, as in Valkey
     server_ = std::make_unique<Server>(config);
     server_->InitForTests();
     client_ = std::make_unique<Client>(1, -1);

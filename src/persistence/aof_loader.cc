@@ -1,0 +1,321 @@
+#include "persistence/aof_loader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "commands/command_table.h"
+#include "commands/context.h"
+#include "commands/registry.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/numbers.h"
+#include "persistence/aof_manifest.h"
+#include "persistence/aof_settings.h"
+#include "persistence/aof_writer.h"
+#include "persistence/rdb_reader.h"
+#include "scripting/functions.h"
+#include "scripting/script_engine.h"
+#include "server/server.h"
+#include "server/transaction.h"
+#include "store/access_clock.h"
+
+namespace vireo {
+
+bool AofCommandReader::ReadLine(size_t* pos, std::string_view* line) const {
+  size_t nl = data_.find('\n', *pos);
+  if (nl == std::string_view::npos) return false;
+  *line = data_.substr(*pos, nl - *pos);
+  if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
+  *pos = nl + 1;
+  return true;
+}
+
+AofCommandReader::Result AofCommandReader::Next(std::vector<std::string_view>* args) {
+  args->clear();
+  size_t pos = valid_;
+  while (true) {
+    if (pos >= data_.size()) return Result::kEnd;
+    if (data_[pos] != '#') break;
+    std::string_view line;
+    if (!ReadLine(&pos, &line)) return Result::kTruncated;
+    valid_ = pos;
+  }
+  command_start_ = pos;
+  auto bad = [&](size_t at) {
+    error_offset_ = at;
+    return Result::kBadFormat;
+  };
+  if (data_[pos] != '*') return bad(pos);
+  std::string_view line;
+  size_t line_start = pos;
+  if (!ReadLine(&pos, &line)) return Result::kTruncated;
+  int64_t argc;
+  if (!ParseInt64(line.substr(1), &argc) || argc < 1 || argc > INT32_MAX) return bad(line_start);
+  args->reserve(static_cast<size_t>(argc));
+  for (int64_t i = 0; i < argc; ++i) {
+    if (pos >= data_.size()) return Result::kTruncated;
+    line_start = pos;
+    if (data_[pos] != '$') return bad(pos);
+    if (!ReadLine(&pos, &line)) return Result::kTruncated;
+    int64_t len;
+    if (!ParseInt64(line.substr(1), &len) || len < 0) return bad(line_start);
+    if (data_.size() - pos < static_cast<size_t>(len) + 2) {
+      // Either the file ends here (torn write) or the length is nonsense; only the end of
+      // the data tells them apart, as Valkey's reader does.
+      return Result::kTruncated;
+    }
+    args->push_back(data_.substr(pos, static_cast<size_t>(len)));
+    pos += static_cast<size_t>(len);
+    if (data_[pos] != '\r' || data_[pos + 1] != '\n') return bad(pos);
+    pos += 2;
+  }
+  valid_ = pos;
+  return Result::kCommand;
+}
+
+namespace {
+
+// A file mapped read-only (empty files map nothing).
+struct MappedFile {
+  ~MappedFile() {
+    if (map != MAP_FAILED) munmap(map, size);
+  }
+  void* map = MAP_FAILED;
+  size_t size = 0;
+  std::string_view data() const {
+    return map == MAP_FAILED ? std::string_view()
+                             : std::string_view(static_cast<const char*>(map), size);
+  }
+};
+
+bool MapFile(const std::string& path, MappedFile* f, std::string* error) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) {
+      *error = "The AOF file " + path + " doesn't exist";
+    } else {
+      *error = "Fatal error: can't open the append log file " + path +
+               " for reading: " + strerror(errno);
+    }
+    return false;
+  }
+  struct stat sb;
+  if (fstat(fd, &sb) != 0) {
+    *error = "Can't stat the AOF file " + path + ": " + strerror(errno);
+    close(fd);
+    return false;
+  }
+  f->size = static_cast<size_t>(sb.st_size);
+  if (f->size > 0) {
+    f->map = mmap(nullptr, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (f->map == MAP_FAILED) {
+      *error = "Can't map the AOF file " + path + ": " + strerror(errno);
+      close(fd);
+      return false;
+    }
+    madvise(f->map, f->size, MADV_SEQUENTIAL);
+  }
+  close(fd);
+  return true;
+}
+
+class Replayer {
+ public:
+  explicit Replayer(Server& server) : server_(server), client_(0, -1) {
+    client_.authenticated = true;
+    client_.flags |= kClientDenyBlocking;
+    client_.addr = "aof";
+    client_.reply.SetOutput(&scratch_);
+  }
+
+  // Runs the commands of one file. last: the last file, whose torn tail may be cut.
+  bool File(const std::string& path, std::string_view data, bool last, bool truncate_ok,
+            std::string* error) {
+    AofCommandReader reader(data);
+    size_t valid_before_multi = 0;
+    std::vector<std::string_view>& args = client_.args;
+    AofCommandReader::Result r;
+    while ((r = reader.Next(&args)) == AofCommandReader::Result::kCommand) {
+      const CommandSpec* spec = Commands().Resolve(args);
+      if (spec == nullptr) {
+        *error = "Unknown command '" + std::string(args[0].substr(0, 128)) +
+                 "' reading the append only file " + path + " at offset " +
+                 std::to_string(reader.command_start());
+        return false;
+      }
+      const int argc = static_cast<int>(args.size());
+      if ((spec->arity > 0 && argc != spec->arity) || (spec->arity < 0 && argc < -spec->arity)) {
+        *error = "Wrong number of arguments for '" + spec->name +
+                 "' reading the append only file " + path + " at offset " +
+                 std::to_string(reader.command_start());
+        return false;
+      }
+      if (spec->name == "multi") valid_before_multi = reader.command_start();
+      Run(spec);
+      ++commands_;
+    }
+    bool torn = r == AofCommandReader::Result::kTruncated;
+    size_t cut = reader.valid_up_to();
+    if (r == AofCommandReader::Result::kEnd && (client_.flags & kClientMulti)) {
+      // The file ends inside a transaction: it never ran, and it is dropped like a torn tail.
+      LogWarning("Revert incomplete MULTI/EXEC transaction in AOF file %s", path.c_str());
+      torn = true;
+      cut = valid_before_multi;
+    } else if (torn && (client_.flags & kClientMulti)) {
+      cut = valid_before_multi;
+    }
+    DiscardTransaction(server_, &client_);
+    if (r == AofCommandReader::Result::kBadFormat) {
+      *error = "Bad file format reading the append only file " + path + " at offset " +
+               std::to_string(reader.error_offset()) +
+               ": make a backup of your AOF file, then use ./redis-check-aof --fix "
+               "<filename.manifest>";
+      return false;
+    }
+    if (!torn) return true;
+    if (!last || !truncate_ok) {
+      *error = "Unexpected end of file reading the append only file " + path + " at offset " +
+               std::to_string(cut) +
+               (last ? ". You can: 1) Make a backup of your AOF file, then use "
+                       "./redis-check-aof --fix <filename.manifest>. 2) Alternatively you can "
+                       "set the 'aof-load-truncated' configuration option to yes and restart "
+                       "the server."
+                     : " (not the last file of the AOF)");
+      return false;
+    }
+    LogWarning("!!! Warning: short read while loading the AOF file %s!!!", path.c_str());
+    LogWarning("!!! Truncating the AOF %s at offset %zu !!!", path.c_str(), cut);
+    if (truncate(path.c_str(), static_cast<off_t>(cut)) != 0) {
+      *error = "Error truncating the AOF file " + path + ": " + strerror(errno);
+      return false;
+    }
+    LogWarning("AOF %s loaded anyway because aof-load-truncated is enabled", path.c_str());
+    return true;
+  }
+
+  uint64_t commands() const { return commands_; }
+
+ private:
+  void Run(const CommandSpec* spec) {
+    scratch_.clear();
+    Client* c = &client_;
+    if ((c->flags & kClientMulti) && QueueInMulti(server_, c, spec)) return;
+    // The handler itself, as Valkey's loader does: no stats, slow log or monitors.
+    CommandContext ctx{server_, *c, c->args, c->reply, server_.db(c->db_index)};
+    spec->handler(ctx);
+  }
+
+  Server& server_;
+  Client client_;
+  std::string scratch_;
+  uint64_t commands_ = 0;
+};
+
+}  // namespace
+
+AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_size) {
+  const AofSettings s = AofSettingsFrom(server.config());
+  const std::string manifest_path = s.dirname + "/" + AofManifestName(s.filename);
+  *total_size = 0;
+  MappedFile mf;
+  {
+    struct stat sb;
+    if (stat(manifest_path.c_str(), &sb) != 0 && errno == ENOENT) return AofLoadStatus::kNotExist;
+  }
+  if (!MapFile(manifest_path, &mf, error)) return AofLoadStatus::kFailed;
+  AofManifest m;
+  std::string err;
+  if (!ParseAofManifest(mf.data(), &m, &err)) {
+    *error = err + " (manifest " + manifest_path + ")";
+    return AofLoadStatus::kFailed;
+  }
+  int64_t start = MonotonicUs();
+  // Nothing is propagated while loading, and nothing expires (see aof_loader.h).
+  server.propagator().Suspend(true);
+  SetCommandTimeMs(1);
+  bool ok = true;
+  Replayer replay(server);
+  size_t files = (m.base ? 1 : 0) + m.incrs.size();
+  size_t index = 0;
+  if (m.base) {
+    ++index;
+    std::string path = s.dirname + "/" + m.base->name;
+    MappedFile f;
+    ok = MapFile(path, &f, error);
+    if (ok) {
+      *total_size += static_cast<int64_t>(f.size);
+      std::string_view data = f.data();
+      if (data.substr(0, 5) == "REDIS") {
+        RdbLoadStats stats;
+        std::vector<Db*> dbs;
+        for (int i = 0; i < server.db_count(); ++i) dbs.push_back(server.db(i));
+        ok = LoadRdb(reinterpret_cast<const unsigned char*>(data.data()), data.size(), dbs,
+                     RdbLoadLimitsFrom(server.config()), 0, &stats, &err);
+        if (!ok) *error = "Bad RDB preamble in the AOF base file '" + path + "' " + err;
+        std::string fn_error;
+        if (ok && !stats.functions.empty() &&
+            !server.scripts().functions().Restore(stats.functions, "flush", &fn_error)) {
+          ok = false;
+          *error = "Bad AOF base file '" + path + "': function library: " + fn_error;
+        }
+      } else {
+        // A base made of commands is never cut: a torn base is an incomplete rewrite.
+        ok = replay.File(path, data, false, false, error);
+      }
+      if (ok) LogNotice("DB loaded from base file %s", m.base->name.c_str());
+    }
+  }
+  for (size_t i = 0; ok && i < m.incrs.size(); ++i) {
+    ++index;
+    std::string path = s.dirname + "/" + m.incrs[i].name;
+    MappedFile f;
+    ok = MapFile(path, &f, error);
+    if (!ok) break;
+    ok = replay.File(path, f.data(), index == files, s.load_truncated, error);
+    if (ok) {
+      struct stat sb;
+      *total_size += stat(path.c_str(), &sb) == 0 ? static_cast<int64_t>(sb.st_size) : 0;
+      LogNotice("DB loaded from incr file %s", m.incrs[i].name.c_str());
+    }
+  }
+  // Keys replayed under the frozen clock get a fresh access clock now.
+  RefreshCommandTime();
+  if (replay.commands() > 0) {
+    for (int i = 0; i < server.db_count(); ++i) {
+      server.db(i)->ForEach([](Entry* e) { e->SetLru(NewAccessClock()); });
+    }
+  }
+  server.propagator().Suspend(false);
+  if (!ok) return AofLoadStatus::kFailed;
+  LogNotice("DB loaded from append only file: %.3f seconds",
+            static_cast<double>(MonotonicUs() - start) / 1e6);
+  return AofLoadStatus::kOk;
+}
+
+bool StartAofAtStartup(Server& server, std::string* error) {
+  int64_t size = 0;
+  AofLoadStatus st = LoadAofFiles(server, error, &size);
+  if (st == AofLoadStatus::kFailed) return false;
+  return server.aof()->Start(size, error);
+}
+
+bool ReloadAof(Server& server, std::string* error) {
+  if (server.aof()->enabled()) server.aof()->Flush(true);
+  for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
+  int64_t size = 0;
+  if (LoadAofFiles(server, error, &size) == AofLoadStatus::kFailed) {
+    LogWarning("%s", error->c_str());
+    for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
+    return false;
+  }
+  server.SetDirty(0);
+  return true;
+}
+
+}  // namespace vireo

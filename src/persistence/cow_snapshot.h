@@ -1,0 +1,136 @@
+// A point-in-time RDB snapshot of the keyspace written without fork (BGSAVE, save points;
+// later the AOF rewrite's base file). The dataset as it was at Start is serialized on the
+// execution thread in small time-bounded slices between event-loop turns, and any key about
+// to change before the walk reached it is serialized first (per-key copy-on-write through
+// the Db hook, see SnapshotObserver in store/db.h). A writer thread computes the CRC64,
+// writes the bytes to the temp file (fdatasync every 4 MB), then fsyncs, renames it over
+// the final path and fsyncs the directory, off the execution thread.
+//
+// Extra memory is the output queued for the writer thread (the walk pauses beyond 8 MB; keys
+// saved because a command is about to change them are always queued) plus the tables of
+// databases flushed mid-walk until their pending keys are written. One snapshot at a time
+// per process: Start fails while another one walks (Busy()).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "persistence/rdb_writer.h"
+#include "store/db.h"
+
+namespace vireo {
+
+struct CowSnapshotOptions {
+  std::string temp_path;  // written, fsynced, then renamed to path
+  std::string path;
+  RdbWriteOptions write;
+  RdbAuxInfo aux;
+  // rdb-key-save-delay: the walk saves at most one key per this many microseconds (without
+  // sleeping the execution thread), so tests can overlap writes with a running save.
+  int64_t key_save_delay_us = 0;
+};
+
+class CowSnapshot final : public SnapshotObserver, private RdbSink {
+ public:
+  enum class Status { kRunning, kSucceeded, kFailed, kAborted };
+
+  // Opens temp_path, starts the writer thread, writes the header and begins the snapshot of
+  // dbs (each written under its index). nullptr with *error when another snapshot runs or
+  // the file cannot be created.
+  static std::unique_ptr<CowSnapshot> Start(const std::vector<Db*>& dbs,
+                                            CowSnapshotOptions options, std::string* error);
+  ~CowSnapshot() override;  // aborts if still running
+  CowSnapshot(const CowSnapshot&) = delete;
+  CowSnapshot& operator=(const CowSnapshot&) = delete;
+
+  // True while some snapshot walks the keyspace (Start would fail).
+  static bool Busy();
+  // The walking snapshot's slice, from the event loop after each turn. It lasts as long as
+  // the loop served clients since the previous slice (0.2 to 2 ms), so a busy server gives
+  // the snapshot about half of its time and an idle one nearly all of it.
+  static void RunSlice();
+  // How long the event loop may sleep in ms: 0 while a walk has work, the time to the next
+  // key under rdb-key-save-delay, -1 when no snapshot walks.
+  static int64_t WaitMs();
+
+  // One slice of at most budget_us of walking (the event loop uses RunSlice).
+  void Step(int64_t budget_us);
+  // Walks to the end now (tests, callers that must not wait); the writer thread still syncs.
+  void Finish();
+  // kRunning until the writer thread has renamed the file (kSucceeded) or failed.
+  Status Poll();
+  // Blocks until Poll() leaves kRunning (after Finish).
+  Status Wait();
+  // Stops now: the temp file is removed and the keyspace released; Poll() says kAborted.
+  void Abort();
+
+  bool walking() const { return walking_; }
+  uint64_t keys_processed() const { return keys_processed_; }
+  uint64_t keys_total() const { return keys_total_; }
+  int64_t start_ms() const { return start_ms_; }
+  uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
+  const std::string& error() const { return error_; }
+
+ private:
+  CowSnapshot(const std::vector<Db*>& dbs, CowSnapshotOptions options, int fd);
+
+  void SaveEntry(int origin_db, const Entry* e) override;
+  void AdoptTable(int origin_db, HashTable<Entry>* table) override;
+  bool Consume(std::string* bytes) override;
+
+  // One scan step of the last adopted table: saves its pending entries and frees them all.
+  void DrainAdopted(size_t* saved);
+  // The walk is complete: EOF, end the snapshot, let the writer thread finish the file.
+  void CompleteWalk();
+  // Releases the keyspace hook without a complete walk.
+  void StopWalking();
+  void WriterMain();
+  int64_t KeysAllowed(int64_t now_us) const;
+
+  std::vector<Db*> dbs_;
+  CowSnapshotOptions opt_;
+  RdbWriter writer_;
+  int64_t start_ms_;
+  int64_t start_us_;
+  bool walking_ = false;
+  size_t next_db_ = 0;
+  int current_db_ = -1;            // the database the output last selected
+  std::vector<uint64_t> sizes_;    // per index: keys at start (RESIZEDB), 0 when absent
+  std::vector<uint64_t> volatile_;
+  std::vector<bool> selected_;     // RESIZEDB written
+  struct Adopted {
+    int origin;
+    HashTable<Entry>* table;
+    uint64_t cursor;
+  };
+  std::vector<Adopted> adopted_;
+  std::vector<Entry*> batch_;
+  uint64_t keys_processed_ = 0;
+  uint64_t keys_total_ = 0;
+  uint64_t walk_saved_ = 0;  // keys the walk itself saved (rdb-key-save-delay budget)
+  Status status_ = Status::kRunning;
+  std::string error_;
+
+  // Writer thread.
+  int fd_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> queue_;
+  std::atomic<size_t> queued_bytes_{0};
+  std::atomic<uint64_t> bytes_written_{0};
+  bool finish_ = false;  // guarded by mu_: no more chunks; write the checksum and rename
+  bool abort_ = false;   // guarded by mu_
+  // 0 running, 1 renamed, 2 failed (writer_error_ set before the store).
+  std::atomic<int> writer_result_{0};
+  std::string writer_error_;
+};
+
+}  // namespace vireo

@@ -1,0 +1,108 @@
+// io-threads: the execution thread's side. Readable clients are queued while the poll's
+// events are dispatched; right after the poll the whole batch of reads is split between the
+// I/O threads and this thread, which then runs the parsed commands client by client in event
+// order. FlushPendingWrites hands its batch of replies over the same way. Each batch is
+// fork-join (IoThreadPool::Run returns when every job is done), so a client belongs to an I/O
+// thread only inside Run, while this thread runs no command: Pub/Sub fan-out, MONITOR,
+// blocking wake-ups, CLIENT KILL and FreeClient never meet a client another thread holds.
+#include <algorithm>
+
+#include "common/log.h"
+#include "server/server.h"
+
+namespace vireo {
+
+void Server::StartIoThreads() {
+  if (config_.io_threads <= 1) return;
+  const int cpus = UsableCpus();
+  if (config_.io_threads > cpus) {
+    LogWarning(
+        "WARNING: io-threads is %lld but this process may run on only %d CPUs: the "
+        "threads will compete for cores. Set io-threads to at most %d.",
+        static_cast<long long>(config_.io_threads), cpus, cpus);
+  }
+  io_pool_ = std::make_unique<IoThreadPool>(static_cast<int>(config_.io_threads - 1));
+  loop_.SetAfterPoll([this] { RunQueuedReads(); });
+  LogNotice("Started %lld I/O threads", static_cast<long long>(config_.io_threads - 1));
+}
+
+int Server::IoParticipants(size_t jobs) const {
+  // As Valkey 8: one thread per events-per-io-thread jobs, so a light load stays on this
+  // thread (no hand-over latency); 0 hands every batch to all threads (tests use it).
+  const int64_t per = config_.events_per_io_thread;
+  if (per <= 0) return static_cast<int>(config_.io_threads);
+  return static_cast<int>(std::min<int64_t>(config_.io_threads, static_cast<int64_t>(jobs) / per));
+}
+
+void Server::QueueRead(Client* c) {
+  // Already in a batch whose results this thread has not run yet (a busy script's nested
+  // poll): its bytes stay in the socket until then.
+  if (c->flags & kClientIoQueued) return;
+  c->flags |= kClientIoQueued;
+  IoReadJob job;
+  job.id = c->id;
+  job.client = c;
+  size_t wanted = c->parser.BytesWanted();
+  size_t have = c->conn.InputSize();
+  job.room = wanted > have ? wanted - have : 0;
+  // The I/O thread parses only from a clean start, for a client whose commands would run now.
+  job.parse =
+      !c->parser.InProgress() &&
+      !(c->flags & (kClientCloseAfterReply | kClientCloseAsap | kClientPaused | kClientBlocked));
+  job.limits.max_bulk_len = config_.proto_max_bulk_len;
+  job.limits.authenticated = c->authenticated;
+  job.result = Connection::ReadResult::kWouldBlock;
+  io_reads_.push_back(job);
+}
+
+void Server::RunQueuedReads() {
+  // Inside a busy script (ServeWhileBusy) the batch that ran the script may still hold read
+  // clients: they are served first, as the single-threaded loop would have read them in its
+  // nested poll (a SCRIPT KILL may be among them).
+  DrainReadBatch();
+  if (io_reads_.empty()) return;
+  io_running_.swap(io_reads_);
+  io_reads_.clear();
+  io_running_next_ = 0;
+  const int threads = IoParticipants(io_running_.size());
+  io_threads_active_ = threads > 1;
+  stats_.io_threaded_reads_processed +=
+      io_pool_->Run(io_running_.size(), threads, &RunReadJob, io_running_.data());
+  DrainReadBatch();
+}
+
+void Server::DrainReadBatch() {
+  // The cursor is shared with nested calls: a command below may run a busy script whose
+  // ServeWhileBusy drains the rest of this batch and runs a batch of its own.
+  while (io_running_next_ < io_running_.size()) {
+    const IoReadJob job = io_running_[io_running_next_++];
+    // An earlier client's command may have closed this one (ids are never reused).
+    Client* c = FindClient(job.id);
+    if (c == nullptr) continue;
+    c->flags &= ~kClientIoQueued;
+    ++stats_.total_reads_processed;
+    HandleRead(c, job.result);
+  }
+}
+
+void Server::WriteBatch(std::vector<Client*>& batch) {
+  io_writes_.clear();
+  for (Client* c : batch) {
+    if (clients_.count(c->id) == 0) continue;
+    c->flags &= ~kClientPendingWrite;
+    if (c->flags & kClientCloseAsap) {
+      FreeClient(c);
+      continue;
+    }
+    ++stats_.total_writes_processed;
+    io_writes_.push_back({c, Connection::WriteResult::kDone});
+  }
+  const int threads = IoParticipants(io_writes_.size());
+  if (!io_writes_.empty()) io_threads_active_ = threads > 1;
+  stats_.io_threaded_writes_processed +=
+      io_pool_->Run(io_writes_.size(), threads, &RunWriteJob, io_writes_.data());
+  for (const IoWriteJob& job : io_writes_) AfterFlush(job.client, job.result);
+  io_writes_.clear();
+}
+
+}  // namespace vireo
