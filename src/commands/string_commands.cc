@@ -304,14 +304,16 @@ void CmdSet(CommandContext& ctx) {
   }
   e = StoreString(ctx, e, key, ctx.arg(2), (opt.flags & kOptKeepTtl) != 0);
   if (when_ms != 0) ApplyExpire(ctx, e, key, when_ms);
-  if (ctx.Propagating() && when_ms != 0) {
-    PropagateSetPxat(ctx, key, ctx.arg(2), when_ms);
-  } else if (ctx.Propagating() && get) {
-    std::vector<std::string> args;  // GET changes nothing: left out, as Valkey does
-    for (std::string_view a : ctx.args) {
-      if (!EqualsIgnoreCase(a, "get") || args.size() < 3) args.emplace_back(a);
+  if ((when_ms != 0 || get) && ctx.Propagating()) {
+    if (when_ms != 0) {
+      PropagateSetPxat(ctx, key, ctx.arg(2), when_ms);
+    } else {
+      std::vector<std::string> args;  // GET changes nothing: left out, as Valkey does
+      for (std::string_view a : ctx.args) {
+        if (!EqualsIgnoreCase(a, "get") || args.size() < 3) args.emplace_back(a);
+      }
+      ctx.PropagateAs(std::move(args));
     }
-    ctx.PropagateAs(std::move(args));
   }
   ctx.KeyModified(ctx.db, key);
   NotifyKeyspaceEvent(ctx, kNotifyString, "set", ctx.db, key);

@@ -475,14 +475,22 @@ bool WriteRdb(int fd, const std::vector<Db*>& dbs, const RdbWriteOptions& option
   return true;
 }
 
+namespace {
+
+// DUMP-style payloads end with the RDB version (2 bytes LE) and the CRC64 of all before it.
+std::string WithPayloadFooter(std::string out) {
+  PutLE(&out, rdb::kWriteVersion, 2);
+  PutLE(&out, Crc64(0, out.data(), out.size()), 8);
+  return out;
+}
+
+}  // namespace
+
 std::string DumpPayload(const Entry* e, const RdbWriteOptions& options) {
   RdbWriter w(-1, options);
   w.Byte(RdbWriter::TypeOf(e));
   w.Value(e);
-  std::string& out = w.buffer();
-  PutLE(&out, rdb::kWriteVersion, 2);
-  PutLE(&out, Crc64(0, out.data(), out.size()), 8);
-  return std::move(out);
+  return WithPayloadFooter(std::move(w.buffer()));
 }
 
 RdbWriteOptions RdbWriteOptionsFrom(const Config& c) {
@@ -500,10 +508,7 @@ std::string FunctionsPayload(const std::vector<std::string>& codes) {
     w.Byte(rdb::kOpFunction2);
     w.String(code);
   }
-  std::string& out = w.buffer();
-  PutLE(&out, rdb::kWriteVersion, 2);
-  PutLE(&out, Crc64(0, out.data(), out.size()), 8);
-  return std::move(out);
+  return WithPayloadFooter(std::move(w.buffer()));
 }
 
 }  // namespace vireo

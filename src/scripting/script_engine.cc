@@ -176,20 +176,31 @@ void ScriptEngine::FlushScripts() {
   lua_gc(L_, LUA_GCCOLLECT, 0);
 }
 
+namespace {
+
+// numkeys of EVAL and FCALL (argument 2, keys from argument 3): false once the error is
+// replied, not_a_number's text when it is no integer (the two commands differ there).
+bool ParseNumKeys(CommandContext& ctx, const char* not_a_number, int64_t* numkeys) {
+  if (!ParseInt64(ctx.arg(2), numkeys)) {
+    ctx.reply.Error(not_a_number);
+    return false;
+  }
+  if (*numkeys > static_cast<int64_t>(ctx.argc()) - 3) {
+    ctx.reply.Error("ERR Number of keys can't be greater than number of args");
+    return false;
+  }
+  if (*numkeys < 0) {
+    ctx.reply.Error("ERR Number of keys can't be negative");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   int64_t numkeys;
-  if (!ParseInt64(ctx.arg(2), &numkeys)) {
-    ctx.reply.Error(errors::kNotInteger);
-    return;
-  }
-  if (numkeys > static_cast<int64_t>(ctx.argc()) - 3) {
-    ctx.reply.Error("ERR Number of keys can't be greater than number of args");
-    return;
-  }
-  if (numkeys < 0) {
-    ctx.reply.Error("ERR Number of keys can't be negative");
-    return;
-  }
+  if (!ParseNumKeys(ctx, errors::kNotInteger, &numkeys)) return;
   char sha[41];
   std::string_view body = ctx.arg(1);
   if (by_sha) {
@@ -232,18 +243,7 @@ void ScriptEngine::Fcall(CommandContext& ctx, bool read_only_command) {
     return;
   }
   int64_t numkeys;
-  if (!ParseInt64(ctx.arg(2), &numkeys)) {
-    ctx.reply.Error("ERR Bad number of keys provided");
-    return;
-  }
-  if (numkeys > static_cast<int64_t>(ctx.argc()) - 3) {
-    ctx.reply.Error("ERR Number of keys can't be greater than number of args");
-    return;
-  }
-  if (numkeys < 0) {
-    ctx.reply.Error("ERR Number of keys can't be negative");
-    return;
-  }
+  if (!ParseNumKeys(ctx, "ERR Bad number of keys provided", &numkeys)) return;
   if (read_only_command && !(fn->flags & kScriptNoWrites)) {
     ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
     return;

@@ -55,6 +55,15 @@ TEST_F(ScriptCommandsTest, ArgumentErrors) {
             Err("ERR Number of keys can't be greater than number of args"));
   EXPECT_EQ(Run({"eval", "return 1", "-1"}), Err("ERR Number of keys can't be negative"));
   EXPECT_EQ(Run({"eval", "return 1", "x"}), Err("ERR value is not an integer or out of range"));
+  EXPECT_EQ(Run({"function", "load",
+                 "#!lua name=l1\nredis.register_function('f1', function() return 1 end)"}),
+            Bulk("l1"));
+  EXPECT_EQ(Run({"fcall", "f1", "x"}), Err("ERR Bad number of keys provided"));
+  EXPECT_EQ(Run({"fcall", "f1", "-1"}), Err("ERR Number of keys can't be negative"));
+  EXPECT_EQ(Run({"fcall", "f1", "2", "a"}),
+            Err("ERR Number of keys can't be greater than number of args"));
+  EXPECT_EQ(Run({"fcall", "nosuch", "x"}), Err("ERR Function not found"));
+  EXPECT_EQ(Run({"fcall", "f1", "0"}), ":1\r\n");
   EXPECT_EQ(Run({"script", "flush", "now"}),
             Err("ERR SCRIPT FLUSH only support SYNC|ASYNC option"));
   EXPECT_EQ(Run({"script", "kill"}), Err("NOTBUSY No scripts in execution right now."));
