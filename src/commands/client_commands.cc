@@ -20,9 +20,10 @@ namespace {
 // split our single output buffer the same way so tools reading them see familiar numbers.
 constexpr size_t kReplyChunk = 16 * 1024;
 
-// The client's type for TYPE filters: every client is "normal" until replication and
-// pub/sub set their own flags.
+// The client's type for TYPE filters, in Valkey's precedence.
 std::string_view ClientType(const Client& c) {
+  if (c.flags & kClientMaster) return "master";
+  if ((c.flags & kClientReplica) && !(c.flags & kClientMonitor)) return "replica";
   return (c.flags & kClientPubSub) ? "pubsub" : "normal";
 }
 
@@ -38,6 +39,8 @@ std::string_view ParseClientType(std::string_view s) {
 // The letters of CLIENT LIST's flags field, in Valkey's order; "N" when none applies.
 std::string ClientFlagLetters(const Client& c) {
   std::string f;
+  if (c.flags & kClientReplica) f += 'S';
+  if (c.flags & kClientMaster) f += 'M';
   if (c.flags & kClientMonitor) f += 'O';
   if (c.flags & kClientPubSub) f += 'P';
   if (c.flags & kClientMulti) f += 'x';

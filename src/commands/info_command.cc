@@ -21,6 +21,7 @@
 #include "scripting/functions.h"
 #include "scripting/script_engine.h"
 #include "server/eviction.h"
+#include "replication/replication.h"
 #include "server/server.h"
 #include "store/lazy_free.h"
 #include "store/memory.h"
@@ -71,26 +72,6 @@ std::string BytesToHuman(uint64_t n) {
     v /= 1024;
   }
   return std::to_string(n) + "B";
-}
-
-std::string RandomHexId() {
-  static const char kHex[] = "0123456789abcdef";
-  unsigned char bytes[20];
-  if (getrandom(bytes, sizeof(bytes), 0) != sizeof(bytes)) {
-    for (unsigned char& b : bytes) b = static_cast<unsigned char>(rand());
-  }
-  std::string s;
-  for (unsigned char b : bytes) {
-    s += kHex[b >> 4];
-    s += kHex[b & 15];
-  }
-  return s;
-}
-
-// The replication ID a primary reports; replication will own it once it lands.
-const std::string& ReplicationId() {
-  static const std::string id = RandomHexId();
-  return id;
 }
 
 // Memory taken right after start-up (INFO used_memory_startup), captured at registration.
@@ -312,9 +293,7 @@ void RenderStats(Server& server, std::string* out) {
   Line(out, "instantaneous_input_repl_kbps:0.00");
   Line(out, "instantaneous_output_repl_kbps:0.00");
   Line(out, "rejected_connections:%llu", u(st.rejected_connections));
-  Line(out, "sync_full:0");
-  Line(out, "sync_partial_ok:0");
-  Line(out, "sync_partial_err:0");
+  *out += server.replication().StatsFields();
   Line(out, "expired_keys:%llu", u(ks.expired_keys));
   Line(out, "expired_stale_perc:%.2f", static_cast<double>(ks.expired_stale_perc));
   Line(out, "expired_time_cap_reached_count:0");
@@ -358,17 +337,7 @@ void RenderStats(Server& server, std::string* out) {
 }
 
 void RenderReplication(Server& server, std::string* out) {
-  Line(out, "role:master");
-  Line(out, "connected_slaves:0");
-  Line(out, "master_failover_state:no-failover");
-  Line(out, "master_replid:%s", ReplicationId().c_str());
-  Line(out, "master_replid2:0000000000000000000000000000000000000000");
-  Line(out, "master_repl_offset:0");
-  Line(out, "second_repl_offset:-1");
-  Line(out, "repl_backlog_active:0");
-  Line(out, "repl_backlog_size:%s", GenericConfig(server.config(), "repl-backlog-size").c_str());
-  Line(out, "repl_backlog_first_byte_offset:0");
-  Line(out, "repl_backlog_histlen:0");
+  *out += server.replication().InfoSection();
 }
 
 void RenderCpu(Server&, std::string* out) {

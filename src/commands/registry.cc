@@ -26,6 +26,7 @@ void RegisterAllCommands() {
   RegisterScriptCommands(t);
   RegisterFunctionCommands(t);
   RegisterPersistenceCommands(t);
+  RegisterReplicationCommands(t);
 }
 
 }  // namespace vireo

@@ -9,6 +9,7 @@ namespace vireo {
 inline constexpr const char* kCompatVersion = "7.2.4";
 
 void RegisterConnectionCommands(CommandTable& t);
+void RegisterReplicationCommands(CommandTable& t);
 void RegisterStringCommands(CommandTable& t);
 void RegisterKeyCommands(CommandTable& t);
 void RegisterExpireCommands(CommandTable& t);

@@ -12,8 +12,11 @@ namespace {
 
 LogLevel g_level = LogLevel::kNotice;
 std::string g_file;
+char g_role = 'M';
 
 }  // namespace
+
+void SetLogRole(char role) { g_role = role; }
 
 void ConfigureLog(const std::string& level, const std::string& file) {
   if (level == "debug") g_level = LogLevel::kDebug;
@@ -40,7 +43,7 @@ void LogAt(LogLevel level, const char* fmt, ...) {
   static const char kMarks[] = ".-*#";
   FILE* out = g_file.empty() ? stdout : fopen(g_file.c_str(), "a");
   if (out == nullptr) return;
-  fprintf(out, "%d:M %s %c %s\n", static_cast<int>(getpid()), when,
+  fprintf(out, "%d:%c %s %c %s\n", static_cast<int>(getpid()), g_role, when,
           kMarks[static_cast<int>(level)], msg);
   fflush(out);
   if (out != stdout) fclose(out);

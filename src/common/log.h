@@ -10,6 +10,8 @@ enum class LogLevel { kDebug = 0, kVerbose, kNotice, kWarning };
 // Sets level ("debug", "verbose", "notice", "warning") and file ("" = stdout).
 void ConfigureLog(const std::string& level, const std::string& file);
 
+// The role letter of each line, as Valkey's: 'M' primary, 'S' replica.
+void SetLogRole(char role);
 void LogAt(LogLevel level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 #define LogDebug(...) ::vireo::LogAt(::vireo::LogLevel::kDebug, __VA_ARGS__)
 #define LogVerbose(...) ::vireo::LogAt(::vireo::LogLevel::kVerbose, __VA_ARGS__)

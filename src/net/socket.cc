@@ -1,6 +1,7 @@
 #include "net/socket.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -178,6 +179,35 @@ bool IsLoopbackPeer(int fd) {
 bool ProtectedModeDenies(bool protected_mode, bool has_password, bool unix_socket,
                          bool loopback_peer) {
   return protected_mode && !has_password && !unix_socket && !loopback_peer;
+}
+
+}  // namespace vireo
+
+namespace vireo {
+
+int ConnectTcp(const std::string& host, int port, std::string* error) {
+  addrinfo hints = {};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  std::string service = std::to_string(port);
+  int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &res);
+  if (rc != 0) {
+    *error = gai_strerror(rc);
+    return -1;
+  }
+  int fd = -1;
+  for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) continue;
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 || errno == EINPROGRESS) break;
+    *error = strerror(errno);
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(res);
+  if (fd >= 0) SetNoDelay(fd);
+  return fd;
 }
 
 }  // namespace vireo

@@ -13,6 +13,9 @@ int ListenTcp(const std::string& addr, int port, int backlog, std::string* error
 int ListenUnix(const std::string& path, int perm, int backlog, std::string* error);
 // Accepts one connection (non-blocking, close-on-exec); -1 when none is pending.
 int AcceptConnection(int listen_fd);
+// Starts a non-blocking connect to host:port (a name or address); the fd becomes writable
+// when it completes (check SO_ERROR). -1 with *error when it cannot even start.
+int ConnectTcp(const std::string& host, int port, std::string* error);
 void SetNonBlocking(int fd);
 void SetNoDelay(int fd);
 void SetKeepAlive(int fd, int interval_s);

@@ -134,10 +134,11 @@ class Replayer {
     client_.reply.SetOutput(&scratch_);
   }
 
-  // Runs the commands of one file. last: the last file, whose torn tail may be cut.
-  bool File(const std::string& path, std::string_view data, bool last, bool truncate_ok,
-            std::string* error) {
-    AofCommandReader reader(data);
+  // Runs the commands of one file from offset start. last: the last file, whose torn tail
+  // may be cut.
+  bool File(const std::string& path, std::string_view data, size_t start, bool last,
+            bool truncate_ok, std::string* error) {
+    AofCommandReader reader(data, start);
     size_t valid_before_multi = 0;
     std::vector<std::string_view>& args = client_.args;
     AofCommandReader::Result r;
@@ -217,17 +218,65 @@ class Replayer {
   uint64_t commands_ = 0;
 };
 
+bool Exists(const std::string& path) {
+  struct stat sb;
+  return stat(path.c_str(), &sb) == 0;
+}
+
+void FsyncDir(const std::string& dir) {
+  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  fsync(fd);
+  close(fd);
+}
+
+// A pre-7 AOF, `appendfilename` alone in dir (the working directory), becomes the base of a
+// multi-part AOF as Valkey 7 makes it: the manifest names it (under its own name) first, then
+// it moves into appenddirname, so a crash in between is finished at the next start.
+bool UpgradeSingleFileAof(const AofSettings& s, const std::string& manifest_path,
+                          std::string* error) {
+  if (!Exists(s.filename)) return true;
+  if (Exists(s.dirname) && Exists(manifest_path)) {
+    // Only a manifest the upgrade itself wrote, whose rename did not happen.
+    MappedFile mf;
+    AofManifest m;
+    std::string err;
+    if (!MapFile(manifest_path, &mf, &err) || !ParseAofManifest(mf.data(), &m, &err) ||
+        !m.base || m.base->name != s.filename || !m.incrs.empty() ||
+        Exists(s.dirname + "/" + s.filename)) {
+      return true;
+    }
+  }
+  if (mkdir(s.dirname.c_str(), 0755) != 0 && errno != EEXIST) {
+    *error = "Can't open or create append-only dir " + s.dirname + ": " + strerror(errno);
+    return false;
+  }
+  AofManifest m;
+  m.base = AofFileInfo{s.filename, 1, 'b'};
+  m.base_seq = 1;
+  if (!PersistAofManifest(s.dirname, s.filename, m, error)) return false;
+  const std::string to = s.dirname + "/" + s.filename;
+  if (rename(s.filename.c_str(), to.c_str()) != 0) {
+    *error = "Error trying to rename the old AOF file " + s.filename + " into dir " + s.dirname +
+             ": " + strerror(errno);
+    return false;
+  }
+  FsyncDir(s.dirname);
+  FsyncDir(".");
+  LogNotice("Successfully migrated an old-style AOF file (%s) into the AOF directory (%s).",
+            s.filename.c_str(), s.dirname.c_str());
+  return true;
+}
+
 }  // namespace
 
 AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_size) {
   const AofSettings s = AofSettingsFrom(server.config());
   const std::string manifest_path = s.dirname + "/" + AofManifestName(s.filename);
   *total_size = 0;
+  if (!UpgradeSingleFileAof(s, manifest_path, error)) return AofLoadStatus::kFailed;
   MappedFile mf;
-  {
-    struct stat sb;
-    if (stat(manifest_path.c_str(), &sb) != 0 && errno == ENOENT) return AofLoadStatus::kNotExist;
-  }
+  if (!Exists(manifest_path) && errno == ENOENT) return AofLoadStatus::kNotExist;
   if (!MapFile(manifest_path, &mf, error)) return AofLoadStatus::kFailed;
   AofManifest m;
   std::string err;
@@ -251,12 +300,13 @@ AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_si
     if (ok) {
       *total_size += static_cast<int64_t>(f.size);
       std::string_view data = f.data();
+      size_t rdb_size = 0;
       if (data.substr(0, 5) == "REDIS") {
         RdbLoadStats stats;
         std::vector<Db*> dbs;
         for (int i = 0; i < server.db_count(); ++i) dbs.push_back(server.db(i));
         ok = LoadRdb(reinterpret_cast<const unsigned char*>(data.data()), data.size(), dbs,
-                     RdbLoadLimitsFrom(server.config()), 0, &stats, &err);
+                     RdbLoadLimitsFrom(server.config()), 0, &stats, &err, &rdb_size);
         if (!ok) *error = "Bad RDB preamble in the AOF base file '" + path + "' " + err;
         std::string fn_error;
         if (ok && !stats.functions.empty() &&
@@ -264,9 +314,12 @@ AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_si
           ok = false;
           *error = "Bad AOF base file '" + path + "': function library: " + fn_error;
         }
-      } else {
-        // A base made of commands is never cut: a torn base is an incomplete rewrite.
-        ok = replay.File(path, data, false, false, error);
+      }
+      // Commands, or those after an RDB preamble (a pre-7 AOF). As in Valkey, a torn tail
+      // may be cut only when the base is the only file (an upgraded pre-7 AOF).
+      if (ok && rdb_size < data.size()) {
+        if (rdb_size > 0) LogNotice("Reading the remaining AOF tail...");
+        ok = replay.File(path, data, rdb_size, files == 1, s.load_truncated, error);
       }
       if (ok) LogNotice("DB loaded from base file %s", m.base->name.c_str());
     }
@@ -277,7 +330,7 @@ AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_si
     MappedFile f;
     ok = MapFile(path, &f, error);
     if (!ok) break;
-    ok = replay.File(path, f.data(), index == files, s.load_truncated, error);
+    ok = replay.File(path, f.data(), 0, index == files, s.load_truncated, error);
     if (ok) {
       struct stat sb;
       *total_size += stat(path.c_str(), &sb) == 0 ? static_cast<int64_t>(sb.st_size) : 0;

@@ -21,7 +21,9 @@ class AofCommandReader {
  public:
   enum class Result { kCommand, kEnd, kTruncated, kBadFormat };
 
-  explicit AofCommandReader(std::string_view data) : data_(data) {}
+  // Reads from offset start of data (offsets stay relative to data).
+  explicit AofCommandReader(std::string_view data, size_t start = 0)
+      : data_(data), valid_(start) {}
   // kCommand: *args views into the data. kTruncated: the data ends inside a command or
   // annotation. kBadFormat: what is at error_offset() is not AOF.
   Result Next(std::vector<std::string_view>* args);
@@ -43,7 +45,8 @@ class AofCommandReader {
 enum class AofLoadStatus { kNotExist, kOk, kFailed };
 
 // Loads the AOF of server's config (manifest in dir/appenddirname). kNotExist when there is
-// no manifest. kFailed with *error naming the file and offset: the server must not start.
+// no manifest. A pre-7 single-file AOF (`appendfilename` in dir, no manifest) is first
+// upgraded as Valkey 7 does: moved into appenddirname as the base, a manifest written. kFailed with *error naming the file and offset: the server must not start.
 // A torn last command of the last file is cut off (the file truncated there) when
 // aof-load-truncated is yes. *total_size: bytes of all its files.
 AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_size);

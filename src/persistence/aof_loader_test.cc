@@ -1,13 +1,22 @@
-// Reading commands out of AOF bytes: annotations, a torn tail at every cut point, and
-// garbage reported at its offset.
+// Reading commands out of AOF bytes: annotations, a torn tail at every cut point, garbage
+// reported at its offset, and commands after an RDB preamble (a pre-7 AOF).
 #include "persistence/aof_loader.h"
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "persistence/aof_writer.h"
+#include "persistence/rdb_reader.h"
+#include "persistence/rdb_writer.h"
+#include "server/config.h"
+#include "store/db.h"
+#include "store/value.h"
 
 namespace vireo {
 namespace {
@@ -69,6 +78,50 @@ TEST(AofLoaderTest, TornAnnotationIsATornTail) {
   ASSERT_EQ(r.Next(&args), AofCommandReader::Result::kCommand);
   EXPECT_EQ(r.Next(&args), AofCommandReader::Result::kTruncated);
   EXPECT_EQ(r.valid_up_to(), Cmd({"PING"}).size());
+}
+
+// An RDB image of one key (through a memfd: WriteRdb writes to a file descriptor).
+std::string RdbOfOneKey() {
+  KeyspaceStats stats;
+  Db db(0, &stats);
+  SetStringValue(db.Add("k"), "v");
+  int fd = memfd_create("rdb", 0);
+  std::string err;
+  EXPECT_TRUE(WriteRdb(fd, {&db}, RdbWriteOptions{}, RdbAuxInfo{}, &err)) << err;
+  std::string out(static_cast<size_t>(lseek(fd, 0, SEEK_CUR)), '\0');
+  EXPECT_EQ(pread(fd, out.data(), out.size(), 0), static_cast<ssize_t>(out.size()));
+  close(fd);
+  return out;
+}
+
+TEST(AofLoaderTest, CommandsAfterAnRdbPreamble) {
+  const std::string rdb = RdbOfOneKey();
+  std::string data = rdb + Cmd({"SET", "a", "1"});
+  KeyspaceStats stats;
+  auto load = [&](const std::string& bytes, size_t* rdb_size, std::string* err) {
+    Db db(0, &stats);
+    RdbLoadStats ls;
+    return LoadRdb(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), {&db},
+                   RdbLoadLimitsFrom(Config{}), 0, &ls, err, rdb_size) &&
+           db.Size() == 1;
+  };
+  size_t rdb_size = 0;
+  std::string err;
+  ASSERT_TRUE(load(data, &rdb_size, &err)) << err;
+  EXPECT_EQ(rdb_size, rdb.size());
+  AofCommandReader r(data, rdb_size);
+  std::vector<std::string_view> args;
+  ASSERT_EQ(r.Next(&args), AofCommandReader::Result::kCommand);
+  EXPECT_EQ(args, (std::vector<std::string_view>{"SET", "a", "1"}));
+  EXPECT_EQ(r.command_start(), rdb.size());
+  EXPECT_EQ(r.Next(&args), AofCommandReader::Result::kEnd);
+  // The preamble's checksum is still verified, at its own end.
+  std::string damaged = data;
+  damaged[rdb.size() - 10] ^= 1;  // the value's last byte, before EOF and the CRC64
+  EXPECT_FALSE(load(damaged, &rdb_size, &err));
+  EXPECT_NE(err.find("checksum"), std::string::npos) << err;
+  // Without rdb_size the trailing commands are where the checksum is expected.
+  EXPECT_FALSE(load(data, nullptr, &err));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "persistence/aof_writer.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -118,13 +119,27 @@ bool ReadWholeFile(const std::string& path, std::string* out) {
   return true;
 }
 
+constexpr char kTempBasePrefix[] = "temp-rewriteaof-bg-";
+
+// Bases of rewrites a crash interrupted: nothing will ever rename them.
+void RemoveStaleTempBases(const std::string& dirname) {
+  DIR* d = opendir(dirname.c_str());
+  if (d == nullptr) return;
+  while (const dirent* e = readdir(d)) {
+    if (strncmp(e->d_name, kTempBasePrefix, sizeof(kTempBasePrefix) - 1) != 0) continue;
+    LogNotice("Removing the temp file %s of an interrupted AOF rewrite", e->d_name);
+    unlink((dirname + "/" + e->d_name).c_str());
+  }
+  closedir(d);
+}
+
 }  // namespace
 
 Aof::Aof(Server& server) : server_(server), settings_(AofSettingsFrom(server.config())) {}
 
 Aof::~Aof() {
   server_.propagator().RemoveSink(this);
-  if (child_ > 0) CancelBaseWrite(child_);
+  rewrite_.reset();  // abandons a running rewrite
   worker_.reset();  // drains queued fsyncs and closes
   if (fd_ >= 0) close(fd_);
 }
@@ -171,6 +186,7 @@ void Aof::CloseFd() {
 bool Aof::Start(int64_t loaded_size, std::string* error) {
   settings_ = AofSettingsFrom(server_.config());
   if (!EnsureDir(error)) return false;
+  RemoveStaleTempBases(settings_.dirname);
   current_size_ = loaded_size;
   if (!manifest_.base && manifest_.incrs.empty()) {
     // A fresh AOF starts from a base of whatever the server holds.
@@ -295,7 +311,7 @@ void Aof::Flush(bool force) {
     LogWarning("AOF write error looks solved, Valkey can write again.");
     last_write_ok_ = true;
   }
-  if (settings_.no_fsync_on_rewrite && child_ > 0) return;
+  if (settings_.no_fsync_on_rewrite && rewrite_running()) return;
   if (settings_.fsync == AofFsync::kAlways) {
     // Before the replies of these commands go out.
     if (fdatasync(fd_) != 0) {
@@ -369,23 +385,22 @@ bool Aof::StartRewrite(std::string* error) {
     selected_db_ = -1;
     buf_.clear();
   }
-  temp_base_ = Path("temp-rewriteaof-bg-" + std::to_string(getpid()) + ".aof");
-  if (!StartBaseWrite(server_, temp_base_, settings_.use_rdb_preamble, &child_, error)) {
-    child_ = -1;
+  temp_base_ = Path(kTempBasePrefix + std::to_string(getpid()) + ".aof");
+  rewrite_ = AofRewriteJob::Start(server_, temp_base_, settings_.use_rdb_preamble, error);
+  if (rewrite_ == nullptr) {
     last_rewrite_ok_ = false;
     ++rewrite_failures_;
     LogWarning("%s", error->c_str());
     return false;
   }
-  child_start_ms_ = NowMs();
+  rewrite_start_ms_ = NowMs();
   rewrite_scheduled_ = false;
-  LogNotice("Background append only file rewriting started by pid %d", static_cast<int>(child_));
   return true;
 }
 
-void Aof::RewriteDone(bool ok) {
-  child_ = -1;
-  last_rewrite_time_sec_ = (NowMs() - child_start_ms_) / 1000;
+void Aof::RewriteDone(bool ok, const std::string& why) {
+  rewrite_.reset();
+  last_rewrite_time_sec_ = (NowMs() - rewrite_start_ms_) / 1000;
   auto fail = [&](const std::string& why) {
     unlink(temp_base_.c_str());
     last_rewrite_ok_ = false;
@@ -396,7 +411,7 @@ void Aof::RewriteDone(bool ok) {
     if (state_ == State::kWaitRewrite) rewrite_scheduled_ = true;
   };
   if (!ok) {
-    fail("");
+    fail(why);
     return;
   }
   Flush(true);
@@ -441,7 +456,7 @@ void Aof::RewriteDone(bool ok) {
 }
 
 std::string Aof::RequestRewrite(bool defer) {
-  if (child_ > 0) return "ERR Background append only file rewriting already in progress";
+  if (rewrite_running()) return "ERR Background append only file rewriting already in progress";
   if (defer || BackgroundSaveRunning(server_)) {
     rewrite_failures_ = 0;
     rewrite_scheduled_ = true;
@@ -471,7 +486,7 @@ bool Aof::Enable(std::string* error) {
   last_fsync_s_ = NowMs() / 1000;
   state_ = State::kWaitRewrite;
   server_.propagator().AddSink(this);
-  if (child_ > 0 || BackgroundSaveRunning(server_)) {
+  if (rewrite_running() || BackgroundSaveRunning(server_)) {
     LogNotice(
         "AOF was enabled but there is already another background operation. An AOF "
         "background was scheduled to start when possible.");
@@ -494,11 +509,9 @@ void Aof::Disable() {
     close(fd_);
     fd_ = -1;
   }
-  if (child_ > 0) {
-    CancelBaseWrite(child_);
-    unlink(temp_base_.c_str());
-    child_ = -1;
-    LogNotice("Killing running AOF rewrite child");
+  if (rewrite_running()) {
+    rewrite_.reset();  // stops it and removes its file
+    LogNotice("Stopping the running AOF rewrite");
   }
   if (state_ == State::kWaitRewrite) unlink(Path(AofTempIncrName(settings_.filename)).c_str());
   buf_.clear();
@@ -516,9 +529,11 @@ void Aof::SettingsChanged() {
 }
 
 void Aof::Cron() {
-  if (child_ > 0) {
-    BaseWriteStatus st = PollBaseWrite(child_);
-    if (st != BaseWriteStatus::kRunning) RewriteDone(st == BaseWriteStatus::kDone);
+  if (rewrite_running()) {
+    AofRewriteJob::Status st = rewrite_->Poll();
+    if (st != AofRewriteJob::Status::kRunning) {
+      RewriteDone(st == AofRewriteJob::Status::kDone, rewrite_->error());
+    }
   }
   if (worker_ != nullptr) {
     if (int err = worker_->TakeError(); err != 0) {
@@ -528,14 +543,14 @@ void Aof::Cron() {
     }
   }
   const int64_t now = NowMs();
-  if (child_ <= 0 && rewrite_scheduled_ && !BackgroundSaveRunning(server_)) {
+  if (!rewrite_running() && rewrite_scheduled_ && !BackgroundSaveRunning(server_)) {
     // After repeated failures, retries wait a minute, as Valkey's limit does.
     if (rewrite_failures_ < 3 || now - last_rewrite_try_ms_ > 60000) {
       std::string err;
       StartRewrite(&err);
     }
   }
-  if (state_ == State::kOn && child_ <= 0 && !rewrite_scheduled_ &&
+  if (state_ == State::kOn && !rewrite_running() && !rewrite_scheduled_ &&
       settings_.rewrite_percentage > 0 && current_size_ > settings_.rewrite_min_size &&
       !BackgroundSaveRunning(server_) &&
       (rewrite_failures_ < 3 || now - last_rewrite_try_ms_ > 60000)) {
@@ -556,11 +571,7 @@ void Aof::Cron() {
 }
 
 void Aof::Shutdown() {
-  if (child_ > 0) {
-    CancelBaseWrite(child_);
-    unlink(temp_base_.c_str());
-    child_ = -1;
-  }
+  rewrite_.reset();
   if (fd_ < 0) return;
   Flush(true);
   fdatasync(fd_);
@@ -575,10 +586,11 @@ void Aof::RenderInfo(std::string* out) const {
   };
   const int64_t now = NowMs();
   add("aof_enabled:%lld", state_ != State::kOff);
-  add("aof_rewrite_in_progress:%lld", child_ > 0);
+  add("aof_rewrite_in_progress:%lld", rewrite_running());
   add("aof_rewrite_scheduled:%lld", rewrite_scheduled_);
   add("aof_last_rewrite_time_sec:%lld", last_rewrite_time_sec_);
-  add("aof_current_rewrite_time_sec:%lld", child_ > 0 ? (now - child_start_ms_) / 1000 : -1);
+  add("aof_current_rewrite_time_sec:%lld",
+      rewrite_running() ? (now - rewrite_start_ms_) / 1000 : -1);
   *out +=
       last_rewrite_ok_ ? "aof_last_bgrewrite_status:ok\r\n" : "aof_last_bgrewrite_status:err\r\n";
   add("aof_rewrites:%lld", static_cast<long long>(rewrites_));

@@ -4,12 +4,11 @@
 // `appendfsync`: always (on the execution thread, before the replies), everysec (on a
 // background thread, at most once a second; while an fsync is still running a write waits up
 // to 2 s, then goes ahead and counts aof_delayed_fsync), or no. A rewrite opens a new
-// incremental file, writes a new base of the dataset in the background (aof_rewrite.h), then
-// swaps the manifest and deletes the superseded files. Execution thread only, except the
+// incremental file, writes a new base of the dataset in the background (an AofRewriteJob,
+// aof_rewrite.h: fork-less with the RDB preamble), then swaps the manifest and deletes the
+// superseded files. Execution thread only, except the
 // background fsync worker, which sees file descriptors only.
 #pragma once
-
-#include <sys/types.h>
 
 #include <cstdint>
 #include <memory>
@@ -23,6 +22,7 @@
 namespace vireo {
 
 class Server;
+class AofRewriteJob;
 class AofWorker;
 
 // Appends one command in RESP (as the AOF and replicas carry it) to out.
@@ -45,7 +45,7 @@ class Aof : public PropagationSink {
   void Flush(bool force);
   // Periodic task: finished rewrites, scheduled and automatic rewrites, postponed writes.
   void Cron();
-  // SHUTDOWN: everything written and fsynced, the rewrite child stopped.
+  // SHUTDOWN: everything written and fsynced, a running rewrite abandoned.
   void Shutdown();
 
   // CONFIG SET appendonly yes: starts a rewrite, the AOF is on once it finishes.
@@ -57,7 +57,7 @@ class Aof : public PropagationSink {
   // BGREWRITEAOF. The reply text Valkey gives, or an error ("ERR ..."). defer: inside
   // EXEC, where the rewrite is only scheduled.
   std::string RequestRewrite(bool defer = false);
-  bool rewrite_running() const { return child_ > 0; }
+  bool rewrite_running() const { return rewrite_ != nullptr; }
   bool rewrite_scheduled() const { return rewrite_scheduled_; }
   bool enabled() const { return state_ != State::kOff; }
   // A write error: writes are refused with MISCONF until writing works again.
@@ -70,7 +70,7 @@ class Aof : public PropagationSink {
  private:
   enum class State { kOff, kOn, kWaitRewrite };
   bool StartRewrite(std::string* error);
-  void RewriteDone(bool ok);
+  void RewriteDone(bool ok, const std::string& why);
   bool OpenIncr(const std::string& name, std::string* error);
   void CloseFd();
   void DeleteHistory();
@@ -97,8 +97,8 @@ class Aof : public PropagationSink {
   std::string last_write_error_;
   std::unique_ptr<AofWorker> worker_;
   // Rewrite.
-  pid_t child_ = -1;
-  int64_t child_start_ms_ = 0;
+  std::unique_ptr<AofRewriteJob> rewrite_;
+  int64_t rewrite_start_ms_ = 0;
   bool rewrite_scheduled_ = false;
   int64_t last_rewrite_time_sec_ = -1;
   bool last_rewrite_ok_ = true;

@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/crc64.h"
 #include "common/log.h"
+#include "common/numbers.h"
 #include "persistence/rdb_format.h"
 #include "store/access_clock.h"
 #include "store/value.h"
@@ -189,10 +190,21 @@ bool RdbReader::StreamId(StreamID* id) {
 }
 
 bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs,
-             const RdbLoadLimits& limits, int64_t now_ms, RdbLoadStats* stats, std::string* error) {
+             const RdbLoadLimits& limits, int64_t now_ms, RdbLoadStats* stats, std::string* error,
+             size_t* rdb_size) {
   auto fail_at = [&](size_t offset, const std::string& what) {
     *error = "at byte offset " + std::to_string(offset) + ": " + what;
     return false;
+  };
+  auto checksum_ok = [&](size_t end) {  // the 8 bytes before end hold the CRC64 of the rest
+    uint64_t expected = LoadLE(data + end - 8, 8);
+    if (expected == 0) return true;
+    uint64_t got = Crc64(0, data, end - 8);
+    if (got == expected) return true;
+    char msg[96];
+    snprintf(msg, sizeof(msg), "wrong RDB checksum (expected %016llx, got %016llx)",
+             static_cast<unsigned long long>(expected), static_cast<unsigned long long>(got));
+    return fail_at(end - 8, msg);
   };
   if (size < 9 || memcmp(data, "REDIS", 5) != 0)
     return fail_at(0, "wrong signature (not an RDB file)");
@@ -206,18 +218,7 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
   }
   stats->version = version;
   // Verify the checksum first, so a damaged file changes nothing.
-  if (version >= 5 && size >= 17) {
-    uint64_t expected = LoadLE(data + size - 8, 8);
-    if (expected != 0) {
-      uint64_t got = Crc64(0, data, size - 8);
-      if (got != expected) {
-        char msg[96];
-        snprintf(msg, sizeof(msg), "wrong RDB checksum (expected %016llx, got %016llx)",
-                 static_cast<unsigned long long>(expected), static_cast<unsigned long long>(got));
-        return fail_at(size - 8, msg);
-      }
-    }
-  }
+  if (rdb_size == nullptr && version >= 5 && size >= 17 && !checksum_ok(size)) return false;
   RdbReader r(data + 9, size - 9);
   auto fail = [&]() { return fail_at(9 + r.error_offset(), r.error()); };
   Db* db = dbs.empty() ? nullptr : dbs[0];
@@ -256,6 +257,10 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
           r.Fail("missing checksum after EOF");
           return fail();
         }
+        if (rdb_size != nullptr) {
+          *rdb_size = 9 + r.offset() + (version >= 5 ? 8 : 0);
+          if (version >= 5 && !checksum_ok(*rdb_size)) return false;
+        }
         return true;
       case rdb::kOpSelectDb: {
         uint64_t n;
@@ -282,6 +287,11 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
         if (!r.String(&aux_key) || !r.String(&aux_value)) return fail();
         if (aux_key == "redis-ver" || aux_key == "valkey-ver") {
           LogNotice("Loading RDB produced by version %s", aux_value.c_str());
+        } else if (aux_key == "repl-id") {
+          stats->repl_id = aux_value;
+        } else if (aux_key == "repl-offset") {
+          int64_t off;
+          if (ParseInt64(aux_value, &off)) stats->repl_offset = off;
         }
         continue;
       case rdb::kOpFunction2:

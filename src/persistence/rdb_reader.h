@@ -77,14 +77,19 @@ struct RdbLoadStats {
   uint64_t keys_expired = 0;  // already expired at load time, left out
   int version = 0;
   std::vector<std::string> functions;  // function libraries' code, for the caller to load
+  std::string repl_id;  // the repl-id / repl-offset aux fields, when present
+  int64_t repl_offset = -1;
 };
 
 // Loads a whole RDB image into dbs (keys already present make the load fail). Keys whose
 // expiry is before now_ms are skipped. The checksum, when the file has one, is verified
 // before anything is loaded. On failure *error says what and at which byte offset; the
 // databases may then hold part of the file (the caller refuses to go on).
+// With rdb_size, data may go on after the RDB (an AOF's RDB preamble followed by commands):
+// *rdb_size is set to the RDB's length, and the checksum is verified once its end is found.
 bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs,
-             const RdbLoadLimits& limits, int64_t now_ms, RdbLoadStats* stats, std::string* error);
+             const RdbLoadLimits& limits, int64_t now_ms, RdbLoadStats* stats, std::string* error,
+             size_t* rdb_size = nullptr);
 
 // RESTORE: whether the footer's version is one we read and its CRC64 matches.
 bool VerifyDumpPayload(std::string_view payload);

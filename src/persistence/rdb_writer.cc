@@ -426,6 +426,11 @@ void WriteRdbHeader(RdbWriter& w, const RdbAuxInfo& aux) {
   aux_field("ctime", FormatInt64(static_cast<int64_t>(time(nullptr))));
   aux_field("used-mem", FormatInt64(aux.used_mem));
   aux_field("aof-base", aux.aof_base ? "1" : "0");
+  if (!aux.repl_id.empty()) {
+    aux_field("repl-stream-db", "0");
+    aux_field("repl-id", aux.repl_id);
+    aux_field("repl-offset", FormatInt64(aux.repl_offset));
+  }
   for (const std::string& code : aux.functions) {
     w.Byte(rdb::kOpFunction2);
     w.String(code);

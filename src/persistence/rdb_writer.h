@@ -98,6 +98,10 @@ struct RdbAuxInfo {
   int64_t used_mem = 0;
   bool aof_base = false;
   std::vector<std::string> functions;  // every function library's code
+  // Replication history at the snapshot's point (repl-id, repl-offset), so a replica restarted
+  // from this file can continue with PSYNC; written when repl_id is set.
+  std::string repl_id;
+  int64_t repl_offset = 0;
 };
 
 // The parts of a file, for writers that produce it piecewise (persistence/cow_snapshot):

@@ -17,6 +17,7 @@
 #include "persistence/cow_snapshot.h"
 #include "persistence/rdb_reader.h"
 #include "persistence/rdb_writer.h"
+#include "replication/replication.h"
 #include "scripting/functions.h"
 #include "scripting/script_engine.h"
 #include "server/server.h"
@@ -51,6 +52,10 @@ RdbAuxInfo AuxInfo(Server& server) {
   aux.version = kCompatVersion;
   aux.used_mem = static_cast<int64_t>(UsedMemory());
   if (server.has_scripts()) aux.functions = server.scripts().functions().Codes();
+  if (server.replication().has_history()) {
+    aux.repl_id = server.replication().replid();
+    aux.repl_offset = server.replication().offset();
+  }
   return aux;
 }
 
@@ -152,6 +157,7 @@ void KillBackgroundSave(Server& server) {
   st.bgsave->Abort();
   st.bgsave.reset();
   LogNotice("Background saving aborted");
+  server.replication().BackgroundSaveDone(false, "");
 }
 
 void SnapshotCron(Server& server) {
@@ -169,6 +175,9 @@ void SnapshotCron(Server& server) {
     }
     st.last_bgsave_time_sec = (now - st.bgsave_start_ms) / 1000;
     st.bgsave.reset();
+    // Replicas waiting for a full sync get the file (or the failure).
+    server.replication().BackgroundSaveDone(status == CowSnapshot::Status::kSucceeded,
+                                            FilePath(server));
   }
   // Another snapshot walks the keyspace, or an AOF rewrite's child runs: wait for it, as
   // Valkey runs one child at a time.
@@ -250,6 +259,8 @@ bool LoadFile(Server& server, const std::string& path, std::string* error, bool 
   }
   server.snapshot().last_load_keys_loaded = stats.keys_loaded;
   server.snapshot().last_load_keys_expired = stats.keys_expired;
+  server.snapshot().loaded_repl_id = stats.repl_id;
+  server.snapshot().loaded_repl_offset = stats.repl_offset;
   LogNotice("Done loading RDB, keys loaded: %llu, keys expired: %llu.",
             static_cast<unsigned long long>(stats.keys_loaded),
             static_cast<unsigned long long>(stats.keys_expired));
@@ -261,6 +272,14 @@ bool LoadFile(Server& server, const std::string& path, std::string* error, bool 
 
 bool LoadSnapshotAtStartup(Server& server, std::string* error) {
   return LoadFile(server, FilePath(server), error, true);
+}
+
+bool ReplaceDatasetFromFile(Server& server, const std::string& path, std::string* error) {
+  KillBackgroundSave(server);
+  for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
+  if (LoadFile(server, path, error, false)) return true;
+  for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
+  return false;
 }
 
 bool ReloadSnapshot(Server& server, std::string* error) {

@@ -33,6 +33,8 @@ bool SaveBeforeShutdown(Server& server, ShutdownSave mode, std::string* error);
 // Start-up: loads dbfilename from dir when it exists. False with *error (naming the file and
 // the byte offset) when the file is unreadable or corrupt: the server must not start.
 bool LoadSnapshotAtStartup(Server& server, std::string* error);
+// A replica's full sync: empties the databases and loads path (left empty on failure).
+bool ReplaceDatasetFromFile(Server& server, const std::string& path, std::string* error);
 // DEBUG RELOAD: save, empty the databases, load the file back.
 bool ReloadSnapshot(Server& server, std::string* error);
 

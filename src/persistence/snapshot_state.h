@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace vireo {
 
@@ -20,6 +21,9 @@ struct SnapshotState {
   uint64_t saves = 0;              // rdb_saves: successful SAVE/BGSAVE
   uint64_t last_load_keys_loaded = 0;
   uint64_t last_load_keys_expired = 0;
+  // The replication history the last loaded file recorded (empty id: none).
+  std::string loaded_repl_id;
+  int64_t loaded_repl_offset = -1;
 };
 
 }  // namespace vireo

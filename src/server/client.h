@@ -46,6 +46,8 @@ enum ClientFlag : uint32_t {
   kClientDirtyCas = 1u << 22,        // a WATCHed key changed: EXEC will answer null
   kClientDirtyExec = 1u << 23,       // a command was refused while queuing: EXEC aborts
   kClientIoQueued = 1u << 24,        // its read is in the batch for the I/O threads
+  kClientReplica = 1u << 25,         // a replica of this server (after PSYNC/SYNC)
+  kClientMaster = 1u << 26,          // this replica's link to its master
 };
 
 struct Client {

@@ -41,43 +41,32 @@ PolicyInfo ParsePolicy(const std::string& name) {
 }
 
 // used_memory for the per-command check. A full reading of the allocator's statistics costs
-// tens of microseconds, so between readings the figure follows the execution thread's own
-// allocations and frees, which jemalloc counts per thread at the cost of a load. Values
-// handed to the lazy-free thread are discounted until the next full reading. Without those
-// counters every reading is a full one.
+// tens of microseconds, so between readings the figure follows the allocation balance of the
+// execution and I/O threads, which jemalloc counts per thread at the cost of a load each.
+// Values handed to the lazy-free thread are discounted until the next full reading. Without
+// those counters every reading is a full one.
 class MemoryGauge {
  public:
   // A figure no older than max_age_us (a full reading when the last one is older).
   size_t Read(int64_t max_age_us) {
-    if (!init_) {
-      init_ = true;
-      counters_ = ThreadAllocationCounters(&allocated_, &deallocated_);
-    }
+    int64_t balance = 0;
+    const bool counters = TrackedAllocationBalance(&balance);
     const int64_t now = MonotonicUs();
-    if (!counters_ || last_us_ == 0 || now - last_us_ > max_age_us) {
+    if (!counters || last_us_ == 0 || now - last_us_ > max_age_us) {
       base_ = UsedMemory();
-      if (counters_) {
-        a0_ = *allocated_;
-        d0_ = *deallocated_;
-      }
+      balance0_ = balance;
       last_us_ = now;
       lazy_ = 0;
       return base_;
     }
-    int64_t est = static_cast<int64_t>(base_) + static_cast<int64_t>(*allocated_ - a0_) -
-                  static_cast<int64_t>(*deallocated_ - d0_) - static_cast<int64_t>(lazy_);
+    int64_t est = static_cast<int64_t>(base_) + (balance - balance0_) - static_cast<int64_t>(lazy_);
     return est < 0 ? 0 : static_cast<size_t>(est);
   }
   void DiscountLazyFree(size_t bytes) { lazy_ += bytes; }
 
  private:
-  bool init_ = false;
-  bool counters_ = false;
-  const uint64_t* allocated_ = nullptr;
-  const uint64_t* deallocated_ = nullptr;
   size_t base_ = 0;
-  uint64_t a0_ = 0;
-  uint64_t d0_ = 0;
+  int64_t balance0_ = 0;
   size_t lazy_ = 0;
   int64_t last_us_ = 0;
 };

@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/numbers.h"
+#include "common/random_hex.h"
 #include "common/split_args.h"
 #include "net/socket.h"
 #include "scripting/script_engine.h"
@@ -22,10 +23,12 @@
 #include "persistence/aof_writer.h"
 #include "persistence/cow_snapshot.h"
 #include "persistence/snapshot.h"
+#include "replication/replication.h"
 #include "server/eviction.h"
 #include "server/notify.h"
 #include "store/hash_field_expire.h"
 #include "store/lazy_free.h"
+#include "store/memory.h"
 
 namespace vireo {
 namespace {
@@ -34,17 +37,6 @@ Server* g_server = nullptr;
 volatile sig_atomic_t g_signal_shutdown = 0;
 
 void OnTerminationSignal(int) { g_signal_shutdown = 1; }
-
-std::string RandomHex(size_t n) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string s(n, '0');
-  unsigned char buf[64];
-  if (getrandom(buf, sizeof(buf), 0) != sizeof(buf)) {
-    for (size_t i = 0; i < sizeof(buf); ++i) buf[i] = static_cast<unsigned char>(rand());
-  }
-  for (size_t i = 0; i < n; ++i) s[i] = kHex[buf[i % sizeof(buf)] & 15];
-  return s;
-}
 
 void RecordErrorCode(std::string_view msg) {
   if (g_server == nullptr) return;
@@ -105,6 +97,7 @@ void Server::InitForTests() {
     dbs_.push_back(std::make_unique<Db>(static_cast<int>(i), &keyspace_stats_));
   }
   aof_ = std::make_unique<Aof>(*this);
+  replication_ = std::make_unique<Replication>(*this);
 }
 
 bool Server::Init(std::string* error) {
@@ -158,7 +151,9 @@ bool Server::Init(std::string* error) {
     *error = "Configured to not listen anywhere, exiting.";
     return false;
   }
+  TrackThreadAllocations();  // the maxmemory gauge follows this thread's allocations
   StartIoThreads();
+  replication_->Start();
   signal(SIGPIPE, SIG_IGN);
   struct sigaction sa = {};
   sa.sa_handler = OnTerminationSignal;
@@ -168,12 +163,14 @@ bool Server::Init(std::string* error) {
   // A running fork-less snapshot (BGSAVE) gets a slice after each turn's replies are out,
   // and keeps the loop from sleeping while it has work.
   loop_.SetAfterEvents([this] {
+    replication_->Pump();
     FlushPendingWrites();
     CowSnapshot::RunSlice();
   });
   loop_.SetWaitLimit([this]() -> int64_t {
     int64_t deadline = blocking_.NextDeadline();
     int64_t limit = deadline == 0 ? -1 : std::max<int64_t>(0, deadline - NowMs());
+    if (replication_->transferring()) return int64_t{0};
     int64_t snapshot = CowSnapshot::WaitMs();
     return snapshot >= 0 && (limit < 0 || snapshot < limit) ? snapshot : limit;
   });
@@ -238,6 +235,25 @@ void Server::AcceptClients(int listen_fd, bool unix_socket) {
     clients_[c->id] = c;
     loop_.Watch(fd, EventLoop::kReadable, &c->watcher);
   }
+}
+
+Client* Server::AdoptConnection(int fd, uint32_t flags) {
+  auto* c = new Client(next_client_id_++, fd);
+  c->watcher = {&Server::OnClientEvent, c};
+  c->ctime_ms = c->last_interaction_ms = NowMs();
+  c->addr = PeerAddress(fd);
+  c->laddr = LocalAddress(fd);
+  c->flags |= flags;
+  c->authenticated = true;
+  clients_[c->id] = c;
+  loop_.Watch(fd, EventLoop::kReadable, &c->watcher);
+  return c;
+}
+
+void Server::FeedClientInput(Client* c, std::string_view bytes) {
+  if (bytes.empty()) return;
+  c->conn.AppendInput(bytes.data(), bytes.size());
+  ProcessInput(c);
 }
 
 void Server::OnClientEvent(void* obj, uint32_t events) {
@@ -387,7 +403,17 @@ void Server::ProcessInput(Client* c) {
         }
       }
       if (hashed) db->HintHash(c->args[1], key_hash);
-      Execute(c);
+      if (c->flags & kClientMaster) [[unlikely]] {
+        // The master's commands see keys its DELs have not removed yet; what they applied
+        // goes on to this server's replicas unchanged.
+        Db::SetExpiryMode(Db::ExpiryMode::kKeep);
+        Execute(c);
+        Db::SetExpiryMode(replication_->is_replica() ? Db::ExpiryMode::kHide
+                                                     : Db::ExpiryMode::kDelete);
+        replication_->MasterApplied(c->conn.InputData(), consumed);
+      } else {
+        Execute(c);
+      }
       if (hashed) db->ClearHint();  // before its bytes are consumed
       // CLIENT CACHING covers the next command or transaction only; CLIENT's own subcommands
       // keep it, as in Valkey.
@@ -478,6 +504,7 @@ void Server::AfterFlush(Client* c, Connection::WriteResult r) {
 void Server::FreeClient(Client* c) {
   if (clients_.erase(c->id) == 0) return;
   loop_.Unwatch(c->conn.fd());
+  if (c->flags & (kClientReplica | kClientMaster | kClientBlocked)) replication_->ClientClosed(c);
   if (c->block) blocking_.Remove(c);
   if (c->multi) watches_.UnwatchAll(c);
   if (c->subs) pubsub_.RemoveClient(c);
@@ -572,6 +599,7 @@ void Server::OnConfigChanged(std::string_view name) {
   if (name == "maxmemory" || name == "maxmemory-policy") PerformEvictions(*this);
   if (name == "hz") loop_.SetTimerPeriod(1000 / std::clamp<int64_t>(config_.hz, 1, 500));
   if (aof_ != nullptr) AofConfigChanged(*this, name);
+  replication_->RefreshRestrictions();
 }
 
 void Server::Cron() {
@@ -582,7 +610,8 @@ void Server::Cron() {
   // ~10% of a slice had expired, within 25% of a tick (more with active-expire-effort).
   // A cycle out of time resumes with the same database next tick; otherwise the next one
   // starts, so a busy database cannot starve the others.
-  if (config_.active_expire_enabled) {
+  // A replica's keys expire by its master's DELs only.
+  if (config_.active_expire_enabled && !replication_->is_replica()) {
     int64_t effort = std::clamp<int64_t>(config_.active_expire_effort, 1, 10) - 1;
     int64_t tick_us = 1000000 / std::clamp<int64_t>(config_.hz, 1, 500);
     int64_t budget_us = tick_us * (25 + 2 * effort) / 100;
@@ -617,6 +646,7 @@ void Server::Cron() {
   for (auto& db : dbs_) db->Housekeeping();
   SnapshotCron(*this);
   if (aof_ != nullptr) aof_->Cron();
+  replication_->Cron();
   if (config_.timeout > 0) {
     std::vector<Client*> idle;
     for (auto& [id, c] : clients_) {
@@ -722,7 +752,7 @@ void Server::Execute(Client* c) {
   SetCommandTimeFromMonotonic(start);
   ++c->commands;
   // CLIENT REPLY OFF / SKIP: the reply is built into a scratch buffer and dropped.
-  bool silent = (c->flags & (kClientReplyOff | kClientReplySkipNext)) != 0;
+  bool silent = (c->flags & (kClientReplyOff | kClientReplySkipNext | kClientMaster)) != 0;
   if (c->flags & kClientReplySkipNext) c->flags &= ~kClientReplySkipNext;
   c->discard.clear();
   c->reply.SetOutput(silent ? &c->discard : c->conn.Output());
@@ -817,7 +847,18 @@ void Server::Execute(Client* c) {
   }
   // maxmemory: evict first; refuse what may grow memory if that was not enough. Not while
   // a busy script serves others: its keys must stay put (Valkey's rule).
-  if (config_.maxmemory != 0 && busy_caller_ == nullptr && RejectForMaxmemory(*this, c, spec)) {
+  // A replica: READONLY / MASTERDOWN; a primary short of good replicas: NOREPLICAS.
+  if (replication_->restricts()) [[unlikely]] {
+    const bool write = (spec->flags & kCmdWrite) ||
+                       (spec->name == "exec" && c->multi && (c->multi->queued_flags & kCmdWrite));
+    if (const char* refusal = replication_->RefuseCommand(c, spec->flags, write)) {
+      c->reply.Error(refusal);
+      ++spec->stats.rejected_calls;
+      return;
+    }
+  }
+  if (config_.maxmemory != 0 && busy_caller_ == nullptr && !(c->flags & kClientMaster) &&
+      RejectForMaxmemory(*this, c, spec)) {
     ++spec->stats.rejected_calls;
     return;
   }

@@ -27,6 +27,7 @@
 namespace vireo {
 
 class Aof;
+class Replication;
 class ScriptEngine;
 
 struct ServerStats {
@@ -141,6 +142,15 @@ class Server {
   Propagator& propagator() { return propagator_; }
   Aof* aof() { return aof_.get(); }
 
+  // Replication, both roles (replication/replication.h).
+  Replication& replication() { return *replication_; }
+  EventLoop& loop() { return loop_; }
+  // Makes a client of an already connected socket (a replica's link to its master), with
+  // flags set and authenticated.
+  Client* AdoptConnection(int fd, uint32_t flags);
+  // Runs bytes as if c had sent them.
+  void FeedClientInput(Client* c, std::string_view bytes);
+
   // WATCH: who watches which key (server/transaction.h).
   WatchRegistry& watches() { return watches_; }
 
@@ -241,6 +251,7 @@ class Server {
   std::unique_ptr<ScriptEngine> scripts_;
   Propagator propagator_;
   std::unique_ptr<Aof> aof_;
+  std::unique_ptr<Replication> replication_;
   Client* busy_caller_ = nullptr;  // whose script is past busy-reply-threshold
   bool busy_eval_ = true;          // EVAL (SCRIPT KILL) rather than FCALL (FUNCTION KILL)
   uint64_t next_client_id_ = 1;

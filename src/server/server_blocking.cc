@@ -3,6 +3,7 @@
 
 #include "commands/context.h"
 #include "common/clock.h"
+#include "replication/replication.h"
 #include "server/server.h"
 
 namespace vireo {
@@ -69,6 +70,7 @@ void Server::ServeReadyKeys() {
 }
 
 void Server::EndBlock(Client* c) {
+  if (c->block->on_timeout == BlockTimeoutReply::kReplicaCount) replication_->RemoveWaiter(c);
   c->flags &= ~kClientBlocked;
   blocking_.Remove(c);
   c->block.reset();
@@ -88,10 +90,13 @@ void Server::ResumeUnblocked() {
 
 namespace {
 
-void ReplyTimeout(Client* c) {
+void ReplyTimeout(Server& server, Client* c) {
   c->reply.SetOutput((c->flags & kClientReplyOff) ? &c->discard : c->conn.Output());
   c->reply.SetResp3(c->resp == 3);
-  if (c->block->on_timeout == BlockTimeoutReply::kNullBulk) {
+  if (c->block->on_timeout == BlockTimeoutReply::kReplicaCount) {
+    Replication& repl = server.replication();
+    c->reply.Integer(repl.AckedReplicas(repl.WaitOffset(c)));
+  } else if (c->block->on_timeout == BlockTimeoutReply::kNullBulk) {
     c->reply.Null();
   } else {
     c->reply.NullArray();
@@ -106,7 +111,7 @@ void Server::HandleBlockTimeouts() {
   int64_t now = NowMs();
   if (now < next) return;
   for (Client* c : blocking_.Expired(now)) {
-    ReplyTimeout(c);
+    ReplyTimeout(*this, c);
     EndBlock(c);
   }
 }
@@ -117,7 +122,7 @@ void Server::UnblockClient(Client* c, bool with_error) {
     c->reply.SetResp3(c->resp == 3);
     c->reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
   } else {
-    ReplyTimeout(c);
+    ReplyTimeout(*this, c);
   }
   EndBlock(c);
 }

@@ -9,8 +9,14 @@
 
 #include "common/log.h"
 #include "server/server.h"
+#include "store/memory.h"
 
 namespace vireo {
+namespace {
+
+void TrackWorkerAllocations(void* /*ctx*/, size_t /*index*/) { TrackThreadAllocations(); }
+
+}  // namespace
 
 void Server::StartIoThreads() {
   if (config_.io_threads <= 1) return;
@@ -22,6 +28,10 @@ void Server::StartIoThreads() {
         static_cast<long long>(config_.io_threads), cpus, cpus);
   }
   io_pool_ = std::make_unique<IoThreadPool>(static_cast<int>(config_.io_threads - 1));
+  // One job per participant: each worker adds its allocations to the maxmemory gauge's sum,
+  // since values it parses are stored or freed by this thread.
+  const size_t workers = static_cast<size_t>(io_pool_->workers());
+  io_pool_->Run(workers + 1, io_pool_->workers() + 1, &TrackWorkerAllocations, nullptr);
   loop_.SetAfterPoll([this] { RunQueuedReads(); });
   LogNotice("Started %lld I/O threads", static_cast<long long>(config_.io_threads - 1));
 }

@@ -27,7 +27,9 @@ void Server::DeliverPush(Client* c, std::string_view frame) {
 
 bool Server::EnforceOutputLimit(Client* c) {
   const OutputBufferLimit& limit = config_.client_obuf_limits.Of(
-      (c->flags & kClientPubSub) ? ClientClass::kPubSub : ClientClass::kNormal);
+      (c->flags & kClientReplica)  ? ClientClass::kReplica
+      : (c->flags & kClientPubSub) ? ClientClass::kPubSub
+                                   : ClientClass::kNormal);
   if (limit.hard == 0 && limit.soft == 0) return false;
   if (c->flags & kClientCloseAsap) return true;
   const uint64_t used = c->conn.PendingOutput();

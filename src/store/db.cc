@@ -57,8 +57,11 @@ Entry* Db::Find(std::string_view key) {
   // Every change of a key starts with finding it: the one hook on the hot path.
   BeforeChange(e);
   if (IsExpired(e)) {
-    DeleteExpired(e);
-    return nullptr;
+    if (expiry_mode_ == ExpiryMode::kDelete) [[likely]] {
+      DeleteExpired(e);
+      return nullptr;
+    }
+    return expiry_mode_ == ExpiryMode::kKeep ? e : nullptr;
   }
   return e;
 }

@@ -146,6 +146,13 @@ class Db {
   // Marks every entry saved (after a snapshot was abandoned mid-walk).
   void NormalizeSnapshotBits();
 
+  // What a lookup does with a logically expired key. A replica never deletes one itself (its
+  // master sends the DEL): it hides it from reads (kHide), and its master's commands see it
+  // as it is (kKeep). Active expiry is the caller's to skip.
+  enum class ExpiryMode { kDelete, kHide, kKeep };
+  static void SetExpiryMode(ExpiryMode mode) { expiry_mode_ = mode; }
+  static ExpiryMode expiry_mode() { return expiry_mode_; }
+
   static void SetExpiredHook(ExpiredHook hook);
   static void SetAddedHook(AddedHook hook);
   // Called by Lookup when the key is missing (the "keymiss" keyspace event).
@@ -184,6 +191,7 @@ class Db {
   int snap_origin_ = 0;  // the database index table_ had when the snapshot began
 
   static inline SnapshotObserver* observer_ = nullptr;
+  static inline ExpiryMode expiry_mode_ = ExpiryMode::kDelete;
   static inline uint32_t saved_bit_ = 0;  // 0 or Entry::kSnapshotBit
 };
 

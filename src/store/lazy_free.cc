@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 
+#include "store/memory.h"
 #include "store/value.h"
 
 namespace vireo {
@@ -47,6 +48,13 @@ class LazyFreer {
         jobs_.pop_front();
       }
       job();
+      bool idle;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        idle = jobs_.empty();
+      }
+      // Blocks freed here sit in this thread's cache and still count as used until flushed.
+      if (idle) FlushThreadCache();
       {
         std::lock_guard<std::mutex> lock(mu_);
         --pending_;

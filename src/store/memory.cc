@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 
 #ifdef VIREO_USE_JEMALLOC
 #include <jemalloc/jemalloc.h>
@@ -55,22 +56,53 @@ size_t UsedMemory() {
 #endif
 }
 
-bool ThreadAllocationCounters(const uint64_t** allocated, const uint64_t** deallocated) {
+namespace {
+
+struct ThreadCounters {
+  const uint64_t* allocated;
+  const uint64_t* deallocated;
+};
+constexpr int kMaxTrackedThreads = 256;
+ThreadCounters g_tracked[kMaxTrackedThreads];
+std::atomic<int> g_tracked_count{0};
+
+}  // namespace
+
+bool TrackThreadAllocations() {
 #ifdef VIREO_USE_JEMALLOC
+  thread_local bool tracked = false;
+  if (tracked) return true;
   uint64_t* a = nullptr;
   uint64_t* d = nullptr;
   size_t sz = sizeof(a);
   if (mallctl("thread.allocatedp", &a, &sz, nullptr, 0) != 0) return false;
   sz = sizeof(d);
   if (mallctl("thread.deallocatedp", &d, &sz, nullptr, 0) != 0) return false;
-  *allocated = a;
-  *deallocated = d;
+  // Readers see a slot only once the count that covers it is published.
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  const int i = g_tracked_count.load(std::memory_order_relaxed);
+  if (i >= kMaxTrackedThreads) return false;
+  g_tracked[i] = {a, d};
+  g_tracked_count.store(i + 1, std::memory_order_release);
+  tracked = true;
   return true;
 #else
-  (void)allocated;
-  (void)deallocated;
   return false;
 #endif
+}
+
+bool TrackedAllocationBalance(int64_t* balance) {
+  const int n = g_tracked_count.load(std::memory_order_acquire);
+  if (n == 0) return false;
+  uint64_t sum = 0;
+  for (int i = 0; i < n; ++i) {
+    // Another thread's counter: a relaxed load of an aligned word, as jemalloc's own readers.
+    sum += __atomic_load_n(g_tracked[i].allocated, __ATOMIC_RELAXED) -
+           __atomic_load_n(g_tracked[i].deallocated, __ATOMIC_RELAXED);
+  }
+  *balance = static_cast<int64_t>(sum);
+  return true;
 }
 
 void FlushThreadCache() {

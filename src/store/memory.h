@@ -16,9 +16,15 @@ void ZFree(void* p);
 size_t ZMallocSize(void* p);      // usable size of an allocation
 // Bytes currently allocated by the process (jemalloc's stats.allocated, or our count).
 size_t UsedMemory();
-// The calling thread's running totals of bytes allocated and freed (jemalloc keeps them per
-// thread; reading them is a load). False without jemalloc.
-bool ThreadAllocationCounters(const uint64_t** allocated, const uint64_t** deallocated);
+// Adds the calling thread, which must live as long as the process (the execution thread, the
+// I/O threads), to those whose allocations TrackedAllocationBalance sums. False without
+// jemalloc. Tracking a thread again is a no-op.
+bool TrackThreadAllocations();
+// Bytes allocated minus bytes freed by the tracked threads since they started (jemalloc keeps
+// the totals per thread; reading them is a load each). Values move between threads (an I/O
+// thread parses an argument, the execution thread stores or frees it), so only the sum over
+// all of them follows the process's usage. False when no thread is tracked.
+bool TrackedAllocationBalance(int64_t* balance);
 // Returns the calling thread's cached free blocks to the allocator, so UsedMemory sees what
 // was just freed (after evictions; no-op without jemalloc).
 void FlushThreadCache();

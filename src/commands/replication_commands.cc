@@ -1,0 +1,133 @@
+// REPLICAOF/SLAVEOF, PSYNC/SYNC, REPLCONF, ROLE and WAIT: the commands of replication
+// (the protocol and the state live in replication/replication.h).
+#include "commands/context.h"
+#include "commands/registry.h"
+#include "common/clock.h"
+#include "common/numbers.h"
+#include "replication/replication.h"
+#include "server/server.h"
+
+namespace vireo {
+namespace {
+
+void CmdReplicaOf(CommandContext& ctx) {
+  Replication& repl = ctx.server.replication();
+  std::string reply;
+  if (EqualsIgnoreCase(ctx.args[1], "no") && EqualsIgnoreCase(ctx.args[2], "one")) {
+    repl.ReplicaOf("", 0, &reply);
+    ctx.reply.Raw(reply);
+    return;
+  }
+  if (ctx.client.flags & kClientReplica) {
+    ctx.reply.Error("ERR Command is not valid when client is a replica.");
+    return;
+  }
+  int64_t port;
+  if (!ParseInt64(ctx.args[2], &port) || port < 0 || port > 65535) {
+    ctx.reply.Error("ERR Invalid master port");
+    return;
+  }
+  repl.ReplicaOf(std::string(ctx.args[1]), port, &reply);
+  ctx.reply.Raw(reply);
+}
+
+void CmdPsync(CommandContext& ctx) {
+  if (ctx.client.flags & kClientReplica) return;  // already one: ignored, as Valkey does
+  int64_t offset;
+  if (!ParseInt64(ctx.args[2], &offset)) {
+    ctx.reply.Error("ERR value is not an integer or out of range");
+    return;
+  }
+  ctx.server.replication().Psync(&ctx.client, ctx.args[1], ctx.args[2], false);
+}
+
+void CmdSync(CommandContext& ctx) {
+  if (ctx.client.flags & kClientReplica) return;
+  ctx.server.replication().Psync(&ctx.client, "?", "-1", true);
+}
+
+void CmdReplconf(CommandContext& ctx) {
+  bool reply_ok = true;
+  std::string error;
+  if (!ctx.server.replication().Replconf(&ctx.client, ctx.args, &reply_ok, &error)) {
+    ctx.reply.Error(error);
+    return;
+  }
+  if (reply_ok) ctx.reply.Ok();
+}
+
+void CmdRole(CommandContext& ctx) { ctx.server.replication().RoleReply(&ctx.client); }
+
+void CmdWait(CommandContext& ctx) {
+  Replication& repl = ctx.server.replication();
+  int64_t numreplicas;
+  if (!ParseInt64(ctx.args[1], &numreplicas)) {
+    ctx.reply.Error("ERR value is not an integer or out of range");
+    return;
+  }
+  int64_t timeout;
+  if (!ParseInt64(ctx.args[2], &timeout)) {
+    ctx.reply.Error("ERR timeout is not an integer or out of range");
+    return;
+  }
+  if (timeout < 0) {
+    ctx.reply.Error("ERR timeout is negative");
+    return;
+  }
+  if (repl.is_replica()) {
+    ctx.reply.Error(
+        "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 "
+        "if a replica is configured to be writable (which is not the default) writes to "
+        "replicas are just local and are not propagated.");
+    return;
+  }
+  // The client's writes so far are in the stream up to the current offset.
+  const int64_t target = repl.offset();
+  const int acked = repl.AckedReplicas(target);
+  if (acked >= numreplicas || !ctx.CanBlock()) {
+    ctx.reply.Integer(acked);
+    return;
+  }
+  repl.AddWaiter(&ctx.client, target, numreplicas);
+  repl.RequestAcks();
+  ctx.Block({}, timeout == 0 ? 0 : NowMs() + timeout, ObjType::kString,
+            BlockTimeoutReply::kReplicaCount);
+}
+
+}  // namespace
+
+void RegisterReplicationCommands(CommandTable& t) {
+  const uint64_t admin = kAclAdmin | kAclSlow | kAclDangerous;
+  const char* replicaof_summary = "Configures a server as replica of another, or promotes it to "
+                                  "a master.";
+  t.Add({.name = "replicaof", .arity = 3, .flags = kCmdAdmin | kCmdNoScript | kCmdStale,
+         .acl = admin, .handler = CmdReplicaOf, .group = "server",
+         .summary = replicaof_summary, .since = "5.0.0", .complexity = "O(1)"});
+  t.Add({.name = "slaveof", .arity = 3, .flags = kCmdAdmin | kCmdNoScript | kCmdStale,
+         .acl = admin, .handler = CmdReplicaOf, .group = "server",
+         .summary = "Sets a Redis server as a replica of another, or promotes it to being a master.",
+         .since = "1.0.0", .complexity = "O(1)"});
+  t.Add({.name = "psync", .arity = -3, .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti,
+         .acl = admin, .handler = CmdPsync, .group = "server",
+         .summary = "An internal command used in replication.", .since = "2.8.0",
+         .complexity = ""});
+  t.Add({.name = "sync", .arity = 1, .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti,
+         .acl = admin, .handler = CmdSync, .group = "server",
+         .summary = "An internal command used in replication.", .since = "1.0.0",
+         .complexity = ""});
+  t.Add({.name = "replconf", .arity = -1,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdAllowBusy,
+         .acl = admin, .handler = CmdReplconf, .group = "server",
+         .summary = "An internal command for configuring the replication stream.",
+         .since = "3.0.0", .complexity = "O(1)"});
+  t.Add({.name = "role", .arity = 1, .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast,
+         .acl = kAclAdmin | kAclFast | kAclDangerous, .handler = CmdRole, .group = "server",
+         .summary = "Returns the replication role.", .since = "2.8.12", .complexity = "O(1)"});
+  t.Add({.name = "wait", .arity = 3, .flags = kCmdNoScript,
+         .acl = kAclSlow | kAclConnection, .handler = CmdWait, .group = "generic",
+         .summary = "Blocks until the asynchronous replication of all preceding write commands "
+                    "sent by the connection is completed.",
+         .since = "3.0.0", .complexity = "O(1)"});
+}
+
+}  // namespace vireo

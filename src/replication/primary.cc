@@ -1,0 +1,427 @@
+// Replication, the primary's side: the stream, the backlog, PSYNC, the snapshot transfer,
+// acks and WAIT (see replication.h).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/numbers.h"
+#include "common/random_hex.h"
+#include "persistence/aof_writer.h"
+#include "persistence/snapshot.h"
+#include "replication/replication.h"
+#include "server/config.h"
+#include "server/server.h"
+
+namespace vireo {
+namespace {
+
+// A replica's file transfer tops its output up to this much per event-loop turn.
+constexpr size_t kBulkChunk = 1 << 20;
+constexpr int64_t kBulkBudgetPerTurn = 32 << 20;
+
+int64_t ConfigInt(const Server& server, const char* name, int64_t fallback) {
+  auto values = ConfigGet(const_cast<Server&>(server).config(), name);
+  int64_t v;
+  if (values.empty() || !ParseInt64(values[0].second, &v)) return fallback;
+  return v;
+}
+
+}  // namespace
+
+int64_t ReplicationConfigInt(const Server& server, const char* name, int64_t fallback) {
+  return ConfigInt(server, name, fallback);
+}
+
+bool ReplicationConfigYes(const Server& server, const char* name) {
+  auto values = ConfigGet(const_cast<Server&>(server).config(), name);
+  return !values.empty() && values[0].second == "yes";
+}
+
+Replication::Replication(Server& server) : server_(server) {
+  replid_ = RandomHex(40);
+  replid2_ = std::string(40, '0');
+  link_watcher_ = {&Replication::OnLinkEvent, this};
+}
+
+Replication::~Replication() {
+  for (auto& r : replicas_) {
+    if (r->fd >= 0) close(r->fd);
+  }
+  CancelLink();
+}
+
+void Replication::NewReplid() { replid_ = RandomHex(40); }
+
+void Replication::ShiftReplid() {
+  replid2_ = replid_;
+  second_replid_offset_ = offset_ + 1;
+  NewReplid();
+  LogNotice("Setting secondary replication ID to %s, valid up to offset: %lld. New replication "
+            "ID is %s",
+            replid2_.c_str(), static_cast<long long>(second_replid_offset_), replid_.c_str());
+}
+
+Replication::Replica* Replication::FindReplica(const Client* c) {
+  for (auto& r : replicas_) {
+    if (r->client == c) return r.get();
+  }
+  return nullptr;
+}
+
+void Replication::EnsureBacklog() {
+  if (backlog_on_) return;
+  backlog_.Reset(static_cast<size_t>(ConfigInt(server_, "repl-backlog-size", 1 << 20)), offset_);
+  backlog_on_ = true;
+  server_.propagator().AddSink(this);
+}
+
+void Replication::AppendToStream(std::string_view bytes) {
+  offset_ += static_cast<int64_t>(bytes.size());
+  if (backlog_on_) backlog_.Append(bytes);
+  for (auto& r : replicas_) {
+    switch (r->state) {
+      case ReplicaState::kOnline:
+        r->client->conn.Output()->append(bytes);
+        server_.QueueWrite(r->client);
+        server_.EnforceOutputLimit(r->client);
+        break;
+      case ReplicaState::kWaitBgsaveEnd:
+      case ReplicaState::kSendBulk:
+        r->pending.append(bytes);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+void Replication::Feed(int db, const std::string_view* args, size_t argc) {
+  // A replica passes its master's stream on byte for byte (MasterApplied) instead.
+  if (is_replica()) return;
+  std::string out;
+  if (db != stream_db_ && db >= 0) {
+    std::string index = std::to_string(db);
+    std::string_view select[] = {"SELECT", index};
+    AppendAofCommand(&out, select, 2);
+    stream_db_ = db;
+  }
+  AppendAofCommand(&out, args, argc);
+  AppendToStream(out);
+}
+
+void Replication::MasterApplied(const char* data, size_t n) {
+  AppendToStream(std::string_view(data, n));
+}
+
+void Replication::Psync(Client* c, std::string_view replid, std::string_view offset_arg,
+                        bool sync_command) {
+  std::string* out = c->conn.Output();
+  if (is_replica() && !link_up()) {
+    out->append("-NOMASTERLINK Can't SYNC while not connected with my master\r\n");
+    return;
+  }
+  Replica* r = FindReplica(c);
+  if (r == nullptr) {
+    replicas_.push_back(std::make_unique<Replica>());
+    r = replicas_.back().get();
+    r->client = c;
+  }
+  c->flags |= kClientReplica;
+  r->ack_ms = NowMs();
+  int64_t from = 0;
+  const bool parsed = ParseInt64(offset_arg, &from);
+  if (!sync_command && parsed && backlog_on_ &&
+      (replid == replid_ || (replid == replid2_ && from <= second_replid_offset_)) &&
+      backlog_.Covers(from)) {
+    out->append(r->capa_psync2 ? "+CONTINUE " + replid_ + "\r\n" : "+CONTINUE\r\n");
+    backlog_.CopyFrom(from, out);
+    r->state = ReplicaState::kOnline;
+    r->ack_offset = from - 1;
+    ++sync_partial_ok_;
+    LogNotice("Replica %s asks for synchronization: partial resynchronization accepted, sending "
+              "%lld bytes of backlog starting from offset %lld.",
+              c->addr.c_str(), static_cast<long long>(offset_ - from + 1),
+              static_cast<long long>(from));
+    return;
+  }
+  if (!sync_command && replid != "?") ++sync_partial_err_;
+  ++sync_full_;
+  LogNotice("Replica %s asks for synchronization: full resync requested", c->addr.c_str());
+  r->state = ReplicaState::kWaitBgsaveStart;
+  r->pending.clear();
+  r->old_sync = sync_command;
+  EnsureBacklog();
+  StartFullSync();
+}
+
+void Replication::StartFullSync() {
+  bool waiting = std::any_of(replicas_.begin(), replicas_.end(), [](const auto& r) {
+    return r->state == ReplicaState::kWaitBgsaveStart;
+  });
+  if (!waiting || BackgroundSaveRunning(server_)) return;  // the cron retries
+  std::string err;
+  if (!StartBackgroundSave(server_, &err)) return;  // another snapshot walks: the cron retries
+  snapshot_for_replicas_ = true;
+  // The snapshot holds the data up to offset_; the stream from here waits in pending, and
+  // starts with a SELECT.
+  stream_db_ = -1;
+  for (auto& r : replicas_) {
+    if (r->state != ReplicaState::kWaitBgsaveStart) continue;
+    if (!r->old_sync) {  // SYNC gets the bulk alone
+      r->client->conn.Output()->append("+FULLRESYNC " + replid_ + " " + std::to_string(offset_) +
+                                       "\r\n");
+      server_.QueueWrite(r->client);
+    }
+    r->state = ReplicaState::kWaitBgsaveEnd;
+    r->pending.clear();
+  }
+  LogNotice("Starting BGSAVE for SYNC with target: disk");
+}
+
+void Replication::BackgroundSaveDone(bool ok, const std::string& path) {
+  if (!snapshot_for_replicas_) {
+    StartFullSync();
+    return;
+  }
+  snapshot_for_replicas_ = false;
+  for (auto& r : replicas_) {
+    if (r->state != ReplicaState::kWaitBgsaveEnd) continue;
+    int fd = ok ? open(path.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0) {
+      LogWarning("SYNC failed. BGSAVE child returned an error");
+      if (fd >= 0) close(fd);
+      server_.CloseClientAsync(r->client);
+      continue;
+    }
+    r->fd = fd;
+    r->file_size = sb.st_size;
+    r->file_sent = 0;
+    r->state = ReplicaState::kSendBulk;
+    r->client->conn.Output()->append("$" + std::to_string(r->file_size) + "\r\n");
+    server_.QueueWrite(r->client);
+  }
+  StartFullSync();  // replicas that arrived while it was written
+}
+
+bool Replication::transferring() const {
+  return std::any_of(replicas_.begin(), replicas_.end(),
+                     [](const auto& r) { return r->state == ReplicaState::kSendBulk; });
+}
+
+void Replication::Pump() {
+  for (auto& r : replicas_) {
+    if (r->state != ReplicaState::kSendBulk) continue;
+    Client* c = r->client;
+    int64_t budget = kBulkBudgetPerTurn;
+    while (budget > 0 && r->file_sent < r->file_size && c->conn.PendingOutput() < kBulkChunk) {
+      size_t want = static_cast<size_t>(std::min<int64_t>(kBulkChunk, r->file_size - r->file_sent));
+      std::string* out = c->conn.Output();
+      size_t at = out->size();
+      out->resize(at + want);
+      ssize_t n = pread(r->fd, out->data() + at, want, r->file_sent);
+      if (n <= 0) {
+        out->resize(at);
+        LogWarning("Read error sending DB to replica: %s", n < 0 ? strerror(errno) : "EOF");
+        server_.CloseClientAsync(c);
+        break;
+      }
+      out->resize(at + static_cast<size_t>(n));
+      r->file_sent += n;
+      budget -= n;
+      if (c->conn.Flush() != Connection::WriteResult::kDone) break;
+    }
+    if (r->file_sent == r->file_size) {
+      close(r->fd);
+      r->fd = -1;
+      c->conn.Output()->append(r->pending);
+      r->pending.clear();
+      r->pending.shrink_to_fit();
+      r->state = ReplicaState::kOnline;
+      r->ack_ms = NowMs();
+      LogNotice("Synchronization with replica %s succeeded", c->addr.c_str());
+    }
+    server_.QueueWrite(c);
+  }
+}
+
+bool Replication::Replconf(Client* c, const std::vector<std::string_view>& args,
+                           bool* reply_ok, std::string* error) {
+  *reply_ok = true;
+  if ((args.size() - 1) % 2 != 0) {
+    *error = "ERR syntax error";
+    return false;
+  }
+  Replica* r = FindReplica(c);
+  auto record = [&]() {
+    if (r == nullptr) {
+      replicas_.push_back(std::make_unique<Replica>());
+      r = replicas_.back().get();
+      r->client = c;
+      r->state = ReplicaState::kHandshake;
+    }
+    return r;
+  };
+  for (size_t i = 1; i + 1 < args.size(); i += 2) {
+    std::string_view opt = args[i];
+    std::string_view val = args[i + 1];
+    if (EqualsIgnoreCase(opt, "listening-port")) {
+      int64_t port;
+      if (!ParseInt64(val, &port)) {
+        *error = "ERR value is not an integer or out of range";
+        return false;
+      }
+      record()->listening_port = port;
+    } else if (EqualsIgnoreCase(opt, "ip-address")) {
+      record()->ip = std::string(val);
+    } else if (EqualsIgnoreCase(opt, "capa")) {
+      if (EqualsIgnoreCase(val, "eof")) record()->capa_eof = true;
+      if (EqualsIgnoreCase(val, "psync2")) record()->capa_psync2 = true;
+    } else if (EqualsIgnoreCase(opt, "ack") || EqualsIgnoreCase(opt, "fack")) {
+      // Acks come from replicas only and are never answered.
+      *reply_ok = false;
+      if (r == nullptr || !EqualsIgnoreCase(opt, "ack")) continue;
+      int64_t off;
+      if (!ParseInt64(val, &off)) continue;
+      if (off > r->ack_offset) r->ack_offset = off;
+      r->ack_ms = NowMs();
+      WakeWaiters();
+    } else if (EqualsIgnoreCase(opt, "getack")) {
+      *reply_ok = false;
+      if (is_master_client(c)) SendAck();
+    } else if (EqualsIgnoreCase(opt, "rdb-only") || EqualsIgnoreCase(opt, "rdb-filter-only")) {
+      // Accepted; this server always sends the whole stream.
+    } else {
+      *error = "ERR Unrecognized REPLCONF option: " + std::string(opt);
+      return false;
+    }
+  }
+  return true;
+}
+
+int Replication::ReplicaCount() const {
+  return static_cast<int>(std::count_if(replicas_.begin(), replicas_.end(), [](const auto& r) {
+    return r->state == ReplicaState::kOnline;
+  }));
+}
+
+int Replication::AckedReplicas(int64_t offset) const {
+  return static_cast<int>(std::count_if(replicas_.begin(), replicas_.end(), [&](const auto& r) {
+    return r->state == ReplicaState::kOnline && r->ack_offset >= offset;
+  }));
+}
+
+void Replication::RequestAcks() {
+  if (ReplicaCount() == 0) return;
+  AppendToStream("*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n");
+}
+
+void Replication::AddWaiter(Client* c, int64_t offset, int64_t numreplicas) {
+  waiters_.push_back({c, offset, numreplicas});
+}
+
+void Replication::RemoveWaiter(Client* c) {
+  waiters_.erase(std::remove_if(waiters_.begin(), waiters_.end(),
+                                [c](const Waiter& w) { return w.client == c; }),
+                 waiters_.end());
+}
+
+void Replication::WakeWaiters() {
+  std::vector<Client*> ready;
+  for (const Waiter& w : waiters_) {
+    if (AckedReplicas(w.offset) >= w.numreplicas) ready.push_back(w.client);
+  }
+  // UnblockClient answers with the count (the wait's "timeout" reply) and removes the waiter.
+  for (Client* c : ready) server_.UnblockClient(c, false);
+}
+
+int64_t Replication::WaitOffset(const Client* c) const {
+  for (const Waiter& w : waiters_) {
+    if (w.client == c) return w.offset;
+  }
+  return offset_;
+}
+
+void Replication::DropReplica(Client* c) {
+  for (auto it = replicas_.begin(); it != replicas_.end(); ++it) {
+    if ((*it)->client != c) continue;
+    if ((*it)->fd >= 0) close((*it)->fd);
+    if ((*it)->state == ReplicaState::kOnline) {
+      LogNotice("Connection with replica %s lost.", c->addr.c_str());
+    }
+    replicas_.erase(it);
+    break;
+  }
+  if (replicas_.empty()) no_replicas_since_ms_ = NowMs();
+}
+
+void Replication::ClientClosed(Client* c) {
+  RemoveWaiter(c);
+  if (c == master_) {
+    master_ = nullptr;
+    link_ = LinkState::kConnect;
+    link_down_since_ms_ = NowMs();
+    LogNotice("Connection with master lost.");
+    return;
+  }
+  if (c->flags & kClientReplica || FindReplica(c) != nullptr) DropReplica(c);
+}
+
+void Replication::DisconnectReplicas() {
+  for (auto& r : replicas_) server_.CloseClientAsync(r->client);
+}
+
+void Replication::PrimaryCron(int64_t now) {
+  // Pings keep the replicas' timeouts from firing on an idle stream.
+  const int64_t period = ConfigInt(server_, "repl-ping-replica-period", 10) * 1000;
+  if (!is_replica() && !replicas_.empty() && now - last_ping_ms_ >= period) {
+    last_ping_ms_ = now;
+    if (ReplicaCount() > 0) AppendToStream("*1\r\n$4\r\nPING\r\n");
+  }
+  // Whole seconds, as Valkey counts them: acks come every second, so repl-timeout 1 allows
+  // up to two seconds of silence.
+  const int64_t timeout_s = ConfigInt(server_, "repl-timeout", 60);
+  for (auto& r : replicas_) {
+    if (r->state == ReplicaState::kOnline && r->capa_psync2 &&
+        now / 1000 - r->ack_ms / 1000 > timeout_s) {
+      LogWarning("Disconnecting timedout replica (streaming sync): %s", r->client->addr.c_str());
+      server_.CloseClientAsync(r->client);
+    }
+  }
+  StartFullSync();
+  // Without replicas for repl-backlog-ttl seconds, a primary frees the backlog; its ID
+  // changes so nobody resyncs against history it no longer has.
+  const int64_t ttl = ConfigInt(server_, "repl-backlog-ttl", 3600);
+  if (backlog_on_ && !is_replica() && replicas_.empty() && ttl > 0 &&
+      now - no_replicas_since_ms_ > ttl * 1000) {
+    backlog_on_ = false;
+    backlog_.Reset(1, offset_);
+    server_.propagator().RemoveSink(this);
+    NewReplid();
+    replid2_ = std::string(40, '0');
+    second_replid_offset_ = -1;
+    LogNotice("Replication backlog freed after %lld seconds without connected replicas.",
+              static_cast<long long>(ttl));
+  }
+  const int64_t backlog_size = ConfigInt(server_, "repl-backlog-size", 1 << 20);
+  if (backlog_on_ && static_cast<size_t>(backlog_size) != backlog_.capacity()) {
+    backlog_.Resize(static_cast<size_t>(backlog_size));
+  }
+  if (!waiters_.empty()) WakeWaiters();
+}
+
+int Replication::GoodReplicas() const {
+  const int64_t lag = ConfigInt(server_, "min-replicas-max-lag", 10) * 1000;
+  const int64_t now = NowMs();
+  return static_cast<int>(std::count_if(replicas_.begin(), replicas_.end(), [&](const auto& r) {
+    return r->state == ReplicaState::kOnline && now - r->ack_ms <= lag;
+  }));
+}
+
+}  // namespace vireo

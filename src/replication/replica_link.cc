@@ -1,0 +1,457 @@
+// Replication, the replica's side: REPLICAOF, the link to the master (connect, handshake,
+// snapshot transfer), the master client's offset and acks (see replication.h).
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/numbers.h"
+#include "net/socket.h"
+#include "persistence/snapshot.h"
+#include "replication/replication.h"
+#include "server/server.h"
+
+namespace vireo {
+
+namespace {
+
+std::string Command(std::initializer_list<std::string_view> args) {
+  std::string out = "*" + std::to_string(args.size()) + "\r\n";
+  for (std::string_view a : args) {
+    out += "$" + std::to_string(a.size()) + "\r\n";
+    out.append(a);
+    out += "\r\n";
+  }
+  return out;
+}
+
+constexpr size_t kEofMarkLen = 40;
+
+}  // namespace
+
+void Replication::Start() {
+  RefreshRestrictions();
+  auto it = server_.config().generic.find("replicaof");
+  if (it == server_.config().generic.end() || it->second.empty()) return;
+  size_t space = it->second.rfind(' ');
+  int64_t port;
+  if (space == std::string::npos ||
+      !ParseInt64(std::string_view(it->second).substr(space + 1), &port)) {
+    LogWarning("Ignoring replicaof '%s': expected host and port", it->second.c_str());
+    return;
+  }
+  // The file loaded at start-up came from this history: PSYNC may continue from it.
+  const SnapshotState& snap = server_.snapshot();
+  if (snap.loaded_repl_id.size() == 40 && snap.loaded_repl_offset >= 0) {
+    replid_ = snap.loaded_repl_id;
+    offset_ = snap.loaded_repl_offset;
+  }
+  std::string reply;
+  ReplicaOf(it->second.substr(0, space), port, &reply);
+}
+
+std::string Replication::ReplicaOf(const std::string& host, int64_t port, std::string* reply) {
+  if (host.empty()) {  // NO ONE
+    if (is_replica()) {
+      CancelLink();
+      if (master_ != nullptr) {
+        Client* m = master_;
+        master_ = nullptr;
+        server_.CloseClientAsync(m);
+      }
+      master_host_.clear();
+      master_port_ = 0;
+      link_ = LinkState::kNone;
+      // Replicas of this server may continue (PSYNC with the old ID) from the new one.
+      ShiftReplid();
+      DisconnectReplicas();
+      Db::SetExpiryMode(Db::ExpiryMode::kDelete);
+      RefreshRestrictions();
+      LogNotice("MASTER MODE enabled (user request from '%s')", "replicaof");
+    }
+    *reply = "+OK\r\n";
+    return "";
+  }
+  if (is_replica() && host == master_host_ && port == master_port_) {
+    *reply = "+OK Already connected to specified master\r\n";
+    return "";
+  }
+  CancelLink();
+  if (master_ != nullptr) {
+    Client* m = master_;
+    master_ = nullptr;
+    server_.CloseClientAsync(m);
+  }
+  master_host_ = host;
+  master_port_ = port;
+  link_ = LinkState::kConnect;
+  link_down_since_ms_ = NowMs();
+  Db::SetExpiryMode(Db::ExpiryMode::kHide);
+  RefreshRestrictions();
+  LogNotice("Connecting to MASTER %s:%lld", host.c_str(), static_cast<long long>(port));
+  // Sooner than the next cron: the handshake starts now.
+  StartConnect();
+  *reply = "+OK\r\n";
+  return "";
+}
+
+void Replication::CancelLink() {
+  if (link_fd_ >= 0) {
+    server_.loop().Unwatch(link_fd_);
+    close(link_fd_);
+    link_fd_ = -1;
+  }
+  if (transfer_fd_ >= 0) {
+    close(transfer_fd_);
+    transfer_fd_ = -1;
+    unlink(transfer_path_.c_str());
+  }
+  link_in_.clear();
+  sync_in_progress_ = false;
+}
+
+void Replication::LinkFailed(const std::string& why) {
+  LogWarning("%s", why.c_str());
+  CancelLink();
+  if (is_replica()) link_ = LinkState::kConnect;  // the cron retries
+}
+
+void Replication::StartConnect() {
+  std::string err;
+  int fd = ConnectTcp(master_host_, static_cast<int>(master_port_), &err);
+  if (fd < 0) {
+    LogWarning("Unable to connect to MASTER: %s", err.c_str());
+    link_ = LinkState::kConnect;
+    return;
+  }
+  link_fd_ = fd;
+  link_ = LinkState::kConnecting;
+  link_last_io_ms_ = NowMs();
+  server_.loop().Watch(fd, EventLoop::kWritable, &link_watcher_);
+  LogNotice("MASTER <-> REPLICA sync started");
+}
+
+void Replication::OnLinkEvent(void* obj, uint32_t events) {
+  static_cast<Replication*>(obj)->LinkEvent(events);
+}
+
+bool Replication::LinkSend(const std::string& bytes) {
+  // Handshake commands are a few dozen bytes: a fresh socket's buffer always takes them.
+  ssize_t n = send(link_fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  if (n != static_cast<ssize_t>(bytes.size())) {
+    LinkFailed(std::string("Error writing to MASTER: ") + (n < 0 ? strerror(errno) : "short write"));
+    return false;
+  }
+  return true;
+}
+
+void Replication::LinkEvent(uint32_t events) {
+  link_last_io_ms_ = NowMs();
+  if (link_ == LinkState::kConnecting) {
+    int err = 0;
+    socklen_t len = sizeof(err);
+    getsockopt(link_fd_, SOL_SOCKET, SO_ERROR, &err, &len);
+    if (err != 0 || !(events & EventLoop::kWritable)) {
+      LinkFailed(std::string("Error condition on socket for SYNC: ") + strerror(err));
+      return;
+    }
+    LogNotice("Non blocking connect for SYNC fired the event.");
+    server_.loop().Watch(link_fd_, EventLoop::kReadable, &link_watcher_);
+    link_ = LinkState::kHandshake;
+    handshake_step_ = 0;
+    LinkSend(Command({"PING"}));
+    return;
+  }
+  char buf[64 * 1024];
+  for (;;) {
+    ssize_t n = read(link_fd_, buf, sizeof(buf));
+    if (n > 0) {
+      link_in_.append(buf, static_cast<size_t>(n));
+      if (n < static_cast<ssize_t>(sizeof(buf))) break;
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    if (n < 0 && errno == EINTR) continue;
+    LinkFailed("Master closed the connection during the replication handshake");
+    return;
+  }
+  if (link_ == LinkState::kHandshake) HandshakeStep();
+  if (link_ == LinkState::kTransfer) ReadTransfer();
+}
+
+bool Replication::SendListeningPort() {
+  std::string port = std::to_string(server_.tcp_port());
+  const auto& generic = server_.config().generic;
+  auto announce = generic.find("replica-announce-port");
+  if (announce != generic.end() && announce->second != "0") port = announce->second;
+  return LinkSend(Command({"REPLCONF", "listening-port", port}));
+}
+
+void Replication::HandshakeStep() {
+  for (;;) {
+    size_t eol = link_in_.find('\n');
+    if (eol == std::string::npos) return;
+    std::string line = link_in_.substr(0, eol);
+    link_in_.erase(0, eol + 1);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;  // keepalive newlines
+    const bool error = line[0] == '-';
+    switch (handshake_step_) {
+      case 0: {  // PING
+        // Without AUTH yet, a protected master answers NOAUTH: that still proves it alive.
+        if (error && line.rfind("-NOAUTH", 0) != 0 && line.rfind("-NOPERM", 0) != 0 &&
+            line.rfind("-ERR operation not permitted", 0) != 0) {
+          LinkFailed("Error reply to PING from master: '" + line + "'");
+          return;
+        }
+        LogNotice("Master replied to PING, replication can continue...");
+        const auto& generic = server_.config().generic;
+        auto user = generic.find("masteruser");
+        auto pass = generic.find("masterauth");
+        if (pass != generic.end() && !pass->second.empty()) {
+          const bool has_user = user != generic.end() && !user->second.empty();
+          if (!LinkSend(has_user ? Command({"AUTH", user->second, pass->second})
+                                 : Command({"AUTH", pass->second}))) {
+            return;
+          }
+          handshake_step_ = 1;
+          break;
+        }
+        if (!SendListeningPort()) return;
+        handshake_step_ = 2;
+        break;
+      }
+      case 1:  // AUTH
+        if (error) {
+          LinkFailed("Unable to AUTH to MASTER: " + line);
+          return;
+        }
+        if (!SendListeningPort()) return;
+        handshake_step_ = 2;
+        break;
+      case 2:  // listening-port: errors are not fatal
+        if (!LinkSend(Command({"REPLCONF", "capa", "eof", "capa", "psync2"}))) return;
+        handshake_step_ = 3;
+        break;
+      case 3: {  // capa
+        // This server's own ID and offset: a master that knows them (our old primary, or a
+        // sibling promoted from the same history) continues instead of sending everything.
+        std::string from = std::to_string(offset_ + 1);
+        if (!LinkSend(Command({"PSYNC", replid_, from}))) return;
+        LogNotice("Trying a partial resynchronization (request %s:%s).", replid_.c_str(),
+                  from.c_str());
+        handshake_step_ = 4;
+        break;
+      }
+      case 4: {  // PSYNC
+        if (line.rfind("+FULLRESYNC", 0) == 0) {
+          char id[64] = {0};
+          long long off = 0;
+          if (sscanf(line.c_str(), "+FULLRESYNC %63s %lld", id, &off) != 2 ||
+              strlen(id) != 40) {
+            LinkFailed("Master replied with wrong +FULLRESYNC syntax.");
+            return;
+          }
+          psync_replid_ = id;
+          psync_offset_ = off;
+          LogNotice("Full resync from master: %s:%lld", id, off);
+          link_ = LinkState::kTransfer;
+          transfer_size_ = -2;  // header not read yet
+          transfer_read_ = 0;
+          sync_in_progress_ = true;
+          return;  // the caller goes on with ReadTransfer
+        }
+        if (line.rfind("+CONTINUE", 0) == 0) {
+          std::string id = line.size() > 10 ? line.substr(10) : replid_;
+          if (id.size() == 40 && id != replid_) {
+            replid2_ = replid_;
+            second_replid_offset_ = offset_ + 1;
+            replid_ = id;
+            DisconnectReplicas();  // they learn the new ID when they come back
+          }
+          LogNotice("Successful partial resynchronization with master.");
+          BecomeConnected();
+          return;
+        }
+        LinkFailed("Unexpected reply to PSYNC from master: " + line);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+}
+
+bool Replication::ReadTransfer() {
+  if (transfer_size_ == -2) {
+    // Newlines keep the link alive while the master prepares the snapshot.
+    size_t skip = 0;
+    while (skip < link_in_.size() && link_in_[skip] == '\n') ++skip;
+    link_in_.erase(0, skip);
+    size_t eol = link_in_.find("\r\n");
+    if (eol == std::string::npos) return true;
+    std::string header = link_in_.substr(0, eol);
+    link_in_.erase(0, eol + 2);
+    if (header.empty() || header[0] != '$') {
+      LinkFailed("Bad protocol from MASTER, the first byte is not '$' (we received '" + header +
+                 "'), are you sure the host and port are right?");
+      return false;
+    }
+    if (header.rfind("$EOF:", 0) == 0 && header.size() == 5 + kEofMarkLen) {
+      eof_mark_ = header.substr(5);
+      transfer_size_ = -1;
+      LogNotice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+    } else {
+      int64_t size;
+      if (!ParseInt64(std::string_view(header).substr(1), &size) || size < 0) {
+        LinkFailed("Bad transfer size from MASTER: " + header);
+        return false;
+      }
+      transfer_size_ = size;
+      LogNotice("MASTER <-> REPLICA sync: receiving %lld bytes from master to disk",
+                static_cast<long long>(size));
+    }
+    transfer_path_ = "temp-" + std::to_string(NowMs() / 1000) + "." +
+                     std::to_string(getpid()) + ".rdb";
+    transfer_fd_ = open(transfer_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (transfer_fd_ < 0) {
+      LinkFailed("Opening the temp file needed for MASTER <-> REPLICA synchronization: " +
+                 std::string(strerror(errno)));
+      return false;
+    }
+  }
+  size_t usable = link_in_.size();
+  bool done = false;
+  if (transfer_size_ >= 0) {
+    usable = static_cast<size_t>(
+        std::min<int64_t>(static_cast<int64_t>(usable), transfer_size_ - transfer_read_));
+    done = transfer_read_ + static_cast<int64_t>(usable) == transfer_size_;
+  } else {
+    // The last 40 bytes may be the mark: held back until more arrives or they match.
+    if (link_in_.size() >= kEofMarkLen &&
+        link_in_.compare(link_in_.size() - kEofMarkLen, kEofMarkLen, eof_mark_) == 0) {
+      usable = link_in_.size() - kEofMarkLen;
+      done = true;
+    } else {
+      usable = link_in_.size() > kEofMarkLen ? link_in_.size() - kEofMarkLen : 0;
+    }
+  }
+  size_t written = 0;
+  while (written < usable) {
+    ssize_t n = write(transfer_fd_, link_in_.data() + written, usable - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      LinkFailed("Write error or short write writing to the DB dump file needed for MASTER <-> "
+                 "REPLICA synchronization: " + std::string(strerror(errno)));
+      return false;
+    }
+    written += static_cast<size_t>(n);
+  }
+  transfer_read_ += static_cast<int64_t>(usable);
+  link_in_.erase(0, usable);
+  if (done) {
+    if (transfer_size_ < 0) link_in_.erase(0, kEofMarkLen);
+    FinishTransfer();
+  }
+  return true;
+}
+
+void Replication::FinishTransfer() {
+  if (fsync(transfer_fd_) != 0 || close(transfer_fd_) != 0) {
+    transfer_fd_ = -1;
+    LinkFailed("Failed trying to sync the temp DB to disk in MASTER <-> REPLICA synchronization: " +
+               std::string(strerror(errno)));
+    return;
+  }
+  transfer_fd_ = -1;
+  const std::string& target = server_.config().dbfilename;
+  if (rename(transfer_path_.c_str(), target.c_str()) != 0) {
+    LinkFailed("Failed trying to rename the temp DB into " + target +
+               " in MASTER <-> REPLICA synchronization: " + strerror(errno));
+    unlink(transfer_path_.c_str());
+    return;
+  }
+  // Replicas of this server followed the old history: they must sync again.
+  DisconnectReplicas();
+  LogNotice("MASTER <-> REPLICA sync: Flushing old data");
+  LogNotice("MASTER <-> REPLICA sync: Loading DB in memory");
+  std::string err;
+  if (!ReplaceDatasetFromFile(server_, target, &err)) {
+    LinkFailed("Failed trying to load the MASTER synchronization DB from disk: " + err);
+    return;
+  }
+  replid_ = psync_replid_;
+  offset_ = psync_offset_;
+  replid2_ = std::string(40, '0');
+  second_replid_offset_ = -1;
+  stream_db_ = -1;
+  if (backlog_on_) {
+    backlog_.Reset(backlog_.capacity(), offset_);
+  }
+  sync_in_progress_ = false;
+  LogNotice("MASTER <-> REPLICA sync: Finished with success");
+  BecomeConnected();
+}
+
+void Replication::BecomeConnected() {
+  // The link's socket becomes the master client; bytes already read are its first input.
+  const int fd = link_fd_;
+  server_.loop().Unwatch(fd);
+  link_fd_ = -1;
+  std::string leftover;
+  leftover.swap(link_in_);
+  link_ = LinkState::kConnected;
+  EnsureBacklog();  // so replicas of this one, now or after a promotion, can continue
+  master_last_io_ms_ = NowMs();
+  master_ = server_.AdoptConnection(fd, kClientMaster);
+  master_->addr = master_host_ + ":" + std::to_string(master_port_);
+  // The master waits for the first ack before streaming (a diskless transfer's end).
+  SendAck();
+  server_.FeedClientInput(master_, leftover);
+}
+
+void Replication::SendAck() {
+  if (master_ == nullptr) return;
+  master_->conn.Output()->append(Command({"REPLCONF", "ACK", std::to_string(offset_)}));
+  server_.QueueWrite(master_);
+  last_ack_ms_ = NowMs();
+}
+
+void Replication::Cron() {
+  const int64_t now = NowMs();
+  if (is_replica()) {
+    const int64_t timeout = ReplicationConfigInt(server_, "repl-timeout", 60) * 1000;
+    switch (link_) {
+      case LinkState::kConnect:
+        StartConnect();
+        break;
+      case LinkState::kConnecting:
+      case LinkState::kHandshake:
+      case LinkState::kTransfer:
+        if (now - link_last_io_ms_ > timeout) {
+          LinkFailed(link_ == LinkState::kTransfer
+                         ? "Timeout receiving bulk data from MASTER... If the problem persists try "
+                           "to set the 'repl-timeout' parameter in redis.conf to a larger value."
+                         : "Timeout connecting to the MASTER...");
+        }
+        break;
+      case LinkState::kConnected:
+        if (master_ != nullptr && now / 1000 - master_->last_interaction_ms / 1000 > timeout / 1000) {
+          LogWarning("MASTER timeout: no data nor PING received...");
+          server_.CloseClientAsync(master_);
+        } else if (now - last_ack_ms_ >= 1000) {
+          SendAck();
+        }
+        break;
+      case LinkState::kNone:
+        break;
+    }
+  }
+  PrimaryCron(now);
+}
+
+}  // namespace vireo

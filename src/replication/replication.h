@@ -1,0 +1,218 @@
+// Replication, both roles, speaking Valkey's protocol (PSYNC, REPLCONF, the RDB transfer and
+// the command stream), so Valkey/Redis servers can be primaries or replicas of Vireo.
+//
+// Primary side (primary.cc): the propagated stream (server/propagate.h) is encoded as RESP,
+// kept in the backlog and sent to every replica. A replica that asks for a PSYNC its backlog
+// covers gets +CONTINUE and the missing bytes; any other gets +FULLRESYNC: a fork-less BGSAVE
+// starts (persistence/snapshot.h), the stream from that point waits in the replica's pending
+// buffer, and once the file is written it is sent as a bulk ($<len>) followed by the pending
+// stream. Replicas send REPLCONF ACK <offset> every second; WAIT counts those acks.
+//
+// Replica side (replica_link.cc): REPLICAOF starts a non-blocking connect and the handshake
+// (PING, AUTH, REPLCONF listening-port / capa, PSYNC); a full sync is received into a temp file
+// (both the $<len> and the diskless $EOF:<mark> forms), renamed over dbfilename and loaded;
+// then the connection becomes the master client, whose commands run with replies dropped and
+// whose bytes are passed on, unchanged, to this server's own replicas (chained replication).
+// A replica does not expire keys: it hides expired ones from reads and waits for the DELs.
+//
+// Execution thread only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net/event_loop.h"
+#include "replication/backlog.h"
+#include "server/propagate.h"
+
+namespace vireo {
+
+class Server;
+struct Client;
+
+// A directive's current value as CONFIG GET shows it (the replication directives are kept
+// as text until they move into Config fields).
+int64_t ReplicationConfigInt(const Server& server, const char* name, int64_t fallback);
+bool ReplicationConfigYes(const Server& server, const char* name);
+
+class Replication final : public PropagationSink {
+ public:
+  explicit Replication(Server& server);
+  ~Replication() override;
+
+  // --- Both roles --------------------------------------------------------------------------
+  // At start-up, after the listeners: applies `replicaof host port` from the config.
+  void Start();
+  bool is_replica() const { return !master_host_.empty(); }
+  const std::string& replid() const { return replid_; }
+  int64_t offset() const { return offset_; }
+  // Whether snapshots should record the ID and offset (a primary with a backlog, a replica).
+  bool has_history() const { return backlog_on_ || is_replica(); }
+  // The periodic task: handshake start/retries, timeouts, pings, acks, backlog TTL.
+  void Cron();
+  // After each event-loop turn: tops up the snapshot transfers to replicas.
+  void Pump();
+  // A client is going away (FreeClient): the master link or a replica.
+  void ClientClosed(Client* c);
+  // INFO replication, INFO stats' sync_* fields, and ROLE.
+  std::string InfoSection();
+  std::string StatsFields() const;
+  void RoleReply(Client* c);
+  // Commands that may not run now on a replica: READONLY / MASTERDOWN / NOREPLICAS, as
+  // Valkey answers; empty when allowed.
+  const char* RefuseCommand(const Client* c, uint32_t cmd_flags, bool is_write) const;
+  // Whether RefuseCommand may refuse anything (a replica, min-replicas-to-write set): one
+  // flag for the command path. Refreshed on config changes and role changes.
+  bool restricts() const { return restricts_; }
+  void RefreshRestrictions();
+  // A snapshot is being sent to some replica: the event loop must not sleep.
+  bool transferring() const;
+
+  // --- Primary side -------------------------------------------------------------------------
+  // PSYNC replid offset / SYNC from c.
+  void Psync(Client* c, std::string_view replid, std::string_view offset, bool sync_command);
+  // REPLCONF from c (listening-port, capa, ack, getack, ip-address, rdb-only); false with
+  // *error on a bad option.
+  bool Replconf(Client* c, const std::vector<std::string_view>& args, bool* reply_ok,
+                std::string* error);
+  // Called when BGSAVE finished (snapshot.cc): sends the file to the replicas waiting for it.
+  void BackgroundSaveDone(bool ok, const std::string& path);
+  // Replicas whose last ack covers offset (WAIT).
+  int AckedReplicas(int64_t offset) const;
+  int ReplicaCount() const;
+  // Asks every replica for an ack now (WAIT).
+  void RequestAcks();
+  // WAIT clients waiting for acks: woken when enough arrived.
+  void AddWaiter(Client* c, int64_t offset, int64_t numreplicas);
+  void RemoveWaiter(Client* c);
+  // The offset c's WAIT waits for (the current offset when it does not wait).
+  int64_t WaitOffset(const Client* c) const;
+
+  // PropagationSink: one command for the stream.
+  void Feed(int db, const std::string_view* args, size_t argc) override;
+
+  // --- Replica side -------------------------------------------------------------------------
+  // REPLICAOF host port: "" or an error text. NO ONE with an empty host.
+  std::string ReplicaOf(const std::string& host, int64_t port, std::string* reply);
+  bool is_master_client(const Client* c) const { return c != nullptr && c == master_; }
+  // The master client applied n bytes of the stream at data: counted into the offset and
+  // passed on to this server's replicas.
+  void MasterApplied(const char* data, size_t n);
+  // REPLCONF GETACK from the master: the ack goes out at once.
+  void SendAck();
+  bool link_up() const { return master_ != nullptr; }
+
+ private:
+  enum class ReplicaState {
+    kWaitBgsaveStart,  // full sync requested, a snapshot will start for it
+    kWaitBgsaveEnd,    // its snapshot is being written; stream goes to pending
+    kSendBulk,         // the file is being sent
+    kOnline,
+    kHandshake,        // sent REPLCONF, no PSYNC yet
+  };
+  struct Replica {
+    Client* client;
+    ReplicaState state;
+    std::string pending;  // stream since its snapshot started
+    int fd = -1;          // the snapshot file while sending
+    int64_t file_size = 0;
+    int64_t file_sent = 0;
+    int64_t ack_offset = 0;
+    int64_t ack_ms = 0;
+    int64_t listening_port = 0;
+    std::string ip;
+    bool capa_eof = false;
+    bool capa_psync2 = false;
+    bool old_sync = false;  // SYNC: no +FULLRESYNC line, no acks
+  };
+  struct Waiter {
+    Client* client;
+    int64_t offset;
+    int64_t numreplicas;
+  };
+
+  // Primary side.
+  Replica* FindReplica(const Client* c);
+  void EnsureBacklog();
+  void AppendToStream(std::string_view bytes);
+  void StartFullSync();
+  void DropReplica(Client* c);
+  void DisconnectReplicas();
+  void PrimaryCron(int64_t now);
+  // Online replicas whose last ack is within min-replicas-max-lag.
+  int GoodReplicas() const;
+  void WakeWaiters();
+  void NewReplid();
+  void ShiftReplid();  // promotion / new master: the old id stays valid up to offset_
+
+  // Replica side (replica_link.cc).
+  void StartConnect();
+  void CancelLink();
+  void LinkEvent(uint32_t events);
+  static void OnLinkEvent(void* obj, uint32_t events);
+  bool LinkSend(const std::string& bytes);
+  void HandshakeStep();
+  bool SendListeningPort();
+  const char* LinkStateName() const;
+  bool ReadTransfer();
+  void FinishTransfer();
+  void BecomeConnected();
+  void LinkFailed(const std::string& why);
+
+  Server& server_;
+  std::string replid_;
+  std::string replid2_;
+  int64_t second_replid_offset_ = -1;
+  int64_t offset_ = 0;  // master_repl_offset
+  ReplBacklog backlog_;
+  bool backlog_on_ = false;
+  int64_t no_replicas_since_ms_ = 0;
+  int stream_db_ = -1;  // the database the stream last selected
+  std::vector<std::unique_ptr<Replica>> replicas_;
+  std::vector<Waiter> waiters_;
+  bool snapshot_for_replicas_ = false;  // the running BGSAVE feeds replicas
+  int64_t last_ping_ms_ = 0;
+  uint64_t sync_full_ = 0;
+  uint64_t sync_partial_ok_ = 0;
+  uint64_t sync_partial_err_ = 0;
+
+  // Replica side.
+  enum class LinkState {
+    kNone,
+    kConnect,     // to (re)connect on the next cron
+    kConnecting,  // non-blocking connect in progress
+    kHandshake,
+    kTransfer,
+    kConnected,
+  };
+  std::string master_host_;
+  int64_t master_port_ = 0;
+  LinkState link_ = LinkState::kNone;
+  int link_fd_ = -1;
+  IoWatcher link_watcher_;
+  int handshake_step_ = 0;
+  std::string link_in_;
+  int64_t link_last_io_ms_ = 0;
+  int64_t transfer_size_ = -1;  // -1: $EOF form
+  std::string eof_mark_;
+  int64_t transfer_read_ = 0;
+  int transfer_fd_ = -1;
+  std::string transfer_path_;
+  std::string psync_replid_;  // what the master answered FULLRESYNC with
+  int64_t psync_offset_ = 0;
+  Client* master_ = nullptr;
+  int64_t master_last_io_ms_ = 0;
+  int64_t link_down_since_ms_ = 0;
+  int64_t last_ack_ms_ = 0;
+  bool sync_in_progress_ = false;
+  bool restricts_ = false;
+  // Cached by RefreshRestrictions for the command path.
+  bool read_only_ = true;
+  bool serve_stale_ = true;
+  int64_t min_replicas_ = 0;
+};
+
+}  // namespace vireo

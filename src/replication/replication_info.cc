@@ -1,0 +1,191 @@
+// Replication as users see it: INFO replication, ROLE, and the refusals a replica or a
+// primary short of good replicas answers (see replication.h).
+#include <cstdarg>
+#include <cstdio>
+
+#include "commands/command_table.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "replication/replication.h"
+#include "server/config.h"
+#include "server/server.h"
+
+namespace vireo {
+
+namespace {
+
+void Line(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void Line(std::string* out, const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  *out += buf;
+  *out += "\r\n";
+}
+
+const char* ReplicaStateName(int state) {
+  switch (state) {
+    case 0:
+      return "wait_bgsave";
+    case 1:
+      return "wait_bgsave";
+    case 2:
+      return "send_bulk";
+    case 3:
+      return "online";
+    default:
+      return "handshake";
+  }
+}
+
+}  // namespace
+
+const char* Replication::LinkStateName() const {
+  switch (link_) {
+    case LinkState::kConnect:
+      return "connect";
+    case LinkState::kConnecting:
+      return "connecting";
+    case LinkState::kHandshake:
+      return "handshake";
+    case LinkState::kTransfer:
+      return "sync";
+    case LinkState::kConnected:
+      return "connected";
+    case LinkState::kNone:
+      break;
+  }
+  return "none";
+}
+
+std::string Replication::InfoSection() {
+  std::string out;
+  const int64_t now = NowMs();
+  if (is_replica()) {
+    Line(&out, "role:slave");
+    Line(&out, "master_host:%s", master_host_.c_str());
+    Line(&out, "master_port:%lld", static_cast<long long>(master_port_));
+    Line(&out, "master_link_status:%s", link_up() ? "up" : "down");
+    Line(&out, "master_last_io_seconds_ago:%lld",
+         link_up() ? static_cast<long long>((now - master_->last_interaction_ms) / 1000) : -1LL);
+    Line(&out, "master_sync_in_progress:%d", sync_in_progress_ ? 1 : 0);
+    Line(&out, "slave_read_repl_offset:%lld", static_cast<long long>(offset_));
+    Line(&out, "slave_repl_offset:%lld", static_cast<long long>(offset_));
+    if (sync_in_progress_) {
+      Line(&out, "master_sync_total_bytes:%lld", static_cast<long long>(transfer_size_));
+      Line(&out, "master_sync_read_bytes:%lld", static_cast<long long>(transfer_read_));
+      Line(&out, "master_sync_left_bytes:%lld",
+           static_cast<long long>(transfer_size_ >= 0 ? transfer_size_ - transfer_read_ : -1));
+      Line(&out, "master_sync_perc:%.2f",
+           transfer_size_ > 0 ? 100.0 * static_cast<double>(transfer_read_) /
+                                    static_cast<double>(transfer_size_)
+                              : 0.0);
+      Line(&out, "master_sync_last_io_seconds_ago:%lld",
+           static_cast<long long>((now - link_last_io_ms_) / 1000));
+    }
+    if (!link_up()) {
+      Line(&out, "master_link_down_since_seconds:%lld",
+           static_cast<long long>((now - link_down_since_ms_) / 1000));
+    }
+    Line(&out, "slave_priority:%lld",
+         static_cast<long long>(ReplicationConfigInt(server_, "replica-priority", 100)));
+    Line(&out, "slave_read_only:%d", read_only_ ? 1 : 0);
+    Line(&out, "replica_announced:%d", ReplicationConfigYes(server_, "replica-announced") ? 1 : 0);
+  } else {
+    Line(&out, "role:master");
+  }
+  int connected = 0;
+  std::string lines;
+  for (const auto& r : replicas_) {
+    if (r->state == ReplicaState::kHandshake) continue;
+    std::string ip = r->ip;
+    if (ip.empty()) ip = r->client->addr.substr(0, r->client->addr.rfind(':'));
+    Line(&lines, "slave%d:ip=%s,port=%lld,state=%s,offset=%lld,lag=%lld", connected, ip.c_str(),
+         static_cast<long long>(r->listening_port), ReplicaStateName(static_cast<int>(r->state)),
+         static_cast<long long>(r->ack_offset), static_cast<long long>((now - r->ack_ms) / 1000));
+    ++connected;
+  }
+  Line(&out, "connected_slaves:%d", connected);
+  out += lines;
+  if (!is_replica()) {
+    const int64_t min_write = ReplicationConfigInt(server_, "min-replicas-to-write", 0);
+    if (min_write > 0) Line(&out, "min_slaves_good_slaves:%d", GoodReplicas());
+  }
+  Line(&out, "master_failover_state:no-failover");
+  Line(&out, "master_replid:%s", replid_.c_str());
+  Line(&out, "master_replid2:%s", replid2_.c_str());
+  Line(&out, "master_repl_offset:%lld", static_cast<long long>(offset_));
+  Line(&out, "second_repl_offset:%lld", static_cast<long long>(second_replid_offset_));
+  Line(&out, "repl_backlog_active:%d", backlog_on_ ? 1 : 0);
+  Line(&out, "repl_backlog_size:%lld",
+       static_cast<long long>(ReplicationConfigInt(server_, "repl-backlog-size", 1 << 20)));
+  Line(&out, "repl_backlog_first_byte_offset:%lld",
+       static_cast<long long>(backlog_on_ ? backlog_.first_offset() : 0));
+  Line(&out, "repl_backlog_histlen:%lld",
+       static_cast<long long>(backlog_on_ ? backlog_.size() : 0));
+  return out;
+}
+
+std::string Replication::StatsFields() const {
+  std::string out;
+  Line(&out, "sync_full:%llu", static_cast<unsigned long long>(sync_full_));
+  Line(&out, "sync_partial_ok:%llu", static_cast<unsigned long long>(sync_partial_ok_));
+  Line(&out, "sync_partial_err:%llu", static_cast<unsigned long long>(sync_partial_err_));
+  return out;
+}
+
+void Replication::RoleReply(Client* c) {
+  ReplyBuilder& r = c->reply;
+  if (is_replica()) {
+    r.Array(5);
+    r.Bulk("slave");
+    r.Bulk(master_host_);
+    r.Integer(master_port_);
+    r.Bulk(LinkStateName());
+    r.Integer(link_up() ? offset_ : -1);
+    return;
+  }
+  r.Array(3);
+  r.Bulk("master");
+  r.Integer(offset_);
+  size_t n = 0;
+  for (const auto& r2 : replicas_) n += r2->state == ReplicaState::kOnline;
+  r.Array(n);
+  for (const auto& rep : replicas_) {
+    if (rep->state != ReplicaState::kOnline) continue;
+    std::string ip = rep->ip;
+    if (ip.empty()) ip = rep->client->addr.substr(0, rep->client->addr.rfind(':'));
+    r.Array(3);
+    r.Bulk(ip);
+    r.Bulk(std::to_string(rep->listening_port));
+    r.Bulk(std::to_string(rep->ack_offset));
+  }
+}
+
+void Replication::RefreshRestrictions() {
+  read_only_ = ReplicationConfigYes(server_, "replica-read-only");
+  serve_stale_ = ReplicationConfigYes(server_, "replica-serve-stale-data");
+  min_replicas_ = ReplicationConfigInt(server_, "min-replicas-to-write", 0);
+  if (ReplicationConfigInt(server_, "min-replicas-max-lag", 10) == 0) min_replicas_ = 0;
+  restricts_ = is_replica() || min_replicas_ > 0;
+  SetLogRole(is_replica() ? 'S' : 'M');
+}
+
+const char* Replication::RefuseCommand(const Client* c, uint32_t cmd_flags, bool is_write) const {
+  if (is_replica()) {
+    if (is_master_client(c)) return nullptr;
+    if (is_write && read_only_) return "READONLY You can't write against a read only replica.";
+    if (!link_up() && !(cmd_flags & kCmdStale) && !serve_stale_) {
+      return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
+    }
+    return nullptr;
+  }
+  if (is_write && min_replicas_ > 0 && GoodReplicas() < min_replicas_) {
+    return "NOREPLICAS Not enough good replicas to write.";
+  }
+  return nullptr;
+}
+
+}  // namespace vireo

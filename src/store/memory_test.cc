@@ -1,0 +1,43 @@
+#include "store/memory.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+namespace vireo {
+namespace {
+
+// A block parsed on an I/O thread and freed by the execution thread must not show as a drop
+// in usage: only the sum over both threads balances.
+TEST(TrackedAllocations, FollowValuesThatMoveBetweenThreads) {
+  if (!TrackThreadAllocations()) GTEST_SKIP() << "no per-thread counters (not jemalloc)";
+  EXPECT_TRUE(TrackThreadAllocations());  // again: a no-op
+  // The tracked thread must outlive every reading of its counters.
+  std::promise<void*> parsed;
+  std::promise<void> finished;
+  std::thread io([&] {
+    TrackThreadAllocations();
+    parsed.set_value(ZMalloc(1 << 20));
+    finished.get_future().wait();
+  });
+  void* block = parsed.get_future().get();
+  int64_t before = 0;
+  ASSERT_TRUE(TrackedAllocationBalance(&before));
+  void* mine = ZMalloc(1 << 20);
+  int64_t grown = 0;
+  ASSERT_TRUE(TrackedAllocationBalance(&grown));
+  EXPECT_GE(grown - before, 1 << 20);
+  ZFree(mine);
+  ZFree(block);
+  int64_t after = 0;
+  ASSERT_TRUE(TrackedAllocationBalance(&after));
+  // Both megabytes left, one of them allocated by the other thread.
+  EXPECT_LE(after - before, -(1 << 20) + 4096);
+  EXPECT_GE(after - before, -(2 << 20) - 4096);
+  finished.set_value();
+  io.join();
+}
+
+}  // namespace
+}  // namespace vireo

@@ -1,0 +1,117 @@
+"""The AOF rewrite without fork: with aof-use-rdb-preamble (the default) the new base is a
+point-in-time snapshot written between event-loop turns, as BGSAVE's, so writes made while
+it runs land in the new incremental file only and a restart gives the live dataset. One
+snapshot at a time: BGSAVE and BGREWRITEAOF wait for each other. rdb-key-save-delay slows
+the snapshot's walk so that the writes overlap it."""
+import os
+import threading
+
+import pytest
+import redis
+
+from conftest import wait_for
+from test_aof import aof_dir, digest, restart, start_aof, wait_rewrite
+from test_bgsave import fill, mutate_everything
+from test_rdb import dataset, populate
+
+DELAY_US = 1000  # rdb-key-save-delay: the ~450 keys below keep the walk going ~0.5 s
+FORKLESS_LOG = "Background append only file rewriting started (fork-less snapshot)"
+
+
+def child_pids(pid):
+    """Processes whose parent is pid."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            out.append(int(entry))
+    return out
+
+
+def in_progress(c):
+    return c.info("persistence")["aof_rewrite_in_progress"] == 1
+
+
+def test_rewrite_under_writes_reloads_to_the_live_dataset(start_server):
+    s = start_aof(start_server, "--appendfsync", "everysec", "--rdb-key-save-delay", DELAY_US)
+    c = s.client(decode_responses=False)
+    populate(c)
+    fill(c, 400)
+    stop = threading.Event()
+    errors = []
+
+    def writer():
+        w = s.client()
+        i = 0
+        try:
+            while not stop.is_set():
+                w.incr("counter")
+                w.rpush("log", i)
+                w.set(f"pad:{i % 400}", i)
+                i += 1
+        except Exception as e:  # surfaced below
+            errors.append(e)
+
+    raw = s.raw()
+    assert raw.call("BGREWRITEAOF") == "Background append only file rewriting started"
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        assert in_progress(c)
+        assert child_pids(s.pid) == []  # no forked writer
+        mutate_everything(c)
+        assert in_progress(c)
+        # One snapshot at a time.
+        assert raw.call("BGSAVE").message.startswith("ERR Another child process is active")
+        assert raw.call("BGSAVE", "SCHEDULE") == "Background saving scheduled"
+        with pytest.raises(redis.ResponseError, match="already in progress"):
+            c.bgrewriteaof()
+        info = wait_rewrite(c)
+        assert info["aof_last_bgrewrite_status"] == "ok" and info["aof_rewrites"] == 1
+        wait_for(lambda: c.info("persistence")["rdb_saves"] >= 1, timeout=30)
+    finally:
+        stop.set()
+        t.join()
+    assert not errors
+    log = s.log()
+    assert FORKLESS_LOG in log and "rewriting started by pid" not in log
+    names = sorted(os.listdir(aof_dir(s)))
+    assert names == ["appendonly.aof.2.base.rdb", "appendonly.aof.2.incr.aof",
+                     "appendonly.aof.manifest"]
+    assert b"aof-base" in (aof_dir(s) / "appendonly.aof.2.base.rdb").read_bytes()
+    before, expected = digest(c), dataset(c)
+    restart(s)
+    c = s.client(decode_responses=False)
+    assert digest(c) == before
+    assert dataset(c) == expected
+    assert int(c.get("counter")) == c.llen("log") > 0
+
+
+def test_rewrite_waits_for_bgsave_and_stops_with_appendonly_no(start_server):
+    s = start_aof(start_server, "--rdb-key-save-delay", DELAY_US)
+    c = s.client()
+    fill(c, 300)
+    raw = s.raw()
+    assert raw.call("BGSAVE") == "Background saving started"
+    assert raw.call("BGREWRITEAOF") == "Background append only file rewriting scheduled"
+    assert c.info("persistence")["aof_rewrite_scheduled"] == 1
+    wait_for(lambda: in_progress(c), timeout=30)
+    assert c.info("persistence")["rdb_bgsave_in_progress"] == 0
+    c.set("during", "rewrite")
+    # Turning the AOF off abandons the rewrite and its temp file.
+    assert c.config_set("appendonly", "no")
+    info = c.info("persistence")
+    assert info["aof_rewrite_in_progress"] == 0 and info["aof_enabled"] == 0
+    assert not [n for n in os.listdir(aof_dir(s)) if n.startswith("temp-")]
+    # On again: a new rewrite starts, and the data survives a restart.
+    assert c.config_set("appendonly", "yes")
+    assert wait_rewrite(c)["aof_last_bgrewrite_status"] == "ok"
+    before = digest(c)
+    c = restart(s)
+    assert digest(c) == before and c.get("during") == "rewrite"

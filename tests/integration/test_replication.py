@@ -1,0 +1,290 @@
+"""Replication: full and partial sync, the stream, WAIT, read-only replicas, min-replicas,
+chains, promotion, and interoperability with Debian's redis-server 7.0 in both directions."""
+
+import os
+import signal
+import time
+
+import pytest
+import redis
+
+from conftest import wait_for
+from test_rdb import dataset, populate
+
+REDIS_SERVER = "/usr/bin/redis-server"
+need_redis = pytest.mark.skipif(not os.path.exists(REDIS_SERVER), reason="no redis-server")
+DEBUG = ("--enable-debug-command", "yes")
+
+
+def repl_info(r):
+    return r.info("replication")
+
+
+def stats(r):
+    return r.info("stats")
+
+
+def attach(replica, primary):
+    r = replica.client()
+    assert r.replicaof("127.0.0.1", primary.port) in (True, "OK")
+    wait_for(lambda: repl_info(r).get("master_link_status") == "up")
+    return r
+
+
+def caught_up(p, r):
+    """The replica has applied everything the primary has sent (after WAIT)."""
+    def done():
+        return repl_info(r).get("slave_repl_offset") == repl_info(p)["master_repl_offset"]
+    wait_for(done)
+
+
+def same_data(a, b):
+    """Dataset comparison that also holds between Vireo and redis-server, whose DEBUG DIGEST
+    algorithms differ."""
+    ca = a.client(decode_responses=False)
+    cb = b.client(decode_responses=False)
+    return dataset(ca) == dataset(cb)
+
+
+def check_stream_and_partial_resync(primary, replica):
+    """After a full sync: the stream reaches the replica, and a dropped link resumes with a
+    partial resync."""
+    p = primary.client()
+    r = replica.client()
+    p.set("later", "1")
+    primary.client(db=3).rpush("l3", "a", "b")
+    assert p.wait(1, 5000) == 1
+    caught_up(p, r)
+    assert same_data(primary, replica)
+    p.client_kill_filter(_type="slave")
+    p.set("during", "2")
+    wait_for(lambda: stats(p)["sync_partial_ok"] == 1)
+    assert p.wait(1, 5000) == 1
+    caught_up(p, r)
+    assert r.get("during") == "2"
+    assert stats(p)["sync_full"] == 1
+
+
+def test_full_sync_of_every_type_then_the_stream(start_server):
+    primary = start_server(*DEBUG)
+    replica = start_server(*DEBUG)
+    p = primary.client()
+    populate(p)
+    p.execute_command("SET", "big", "x" * 300000)
+    r = attach(replica, primary)
+    assert p.wait(1, 5000) == 1
+    caught_up(p, r)
+    assert r.execute_command("DEBUG", "DIGEST") == p.execute_command("DEBUG", "DIGEST")
+    # The stream: writes in several databases, expiries, a transaction.
+    p.set("n", 12345)
+    p.incr("n")
+    p2 = primary.client(db=3)
+    p2.set("in3", "three")
+    tx = p.pipeline(transaction=True)
+    tx.lpush("l", "new").hset("h", "f99", "z").delete("s")
+    tx.execute()
+    assert p.wait(1, 5000) == 1
+    caught_up(p, r)
+    assert r.get("n") == "12346"
+    assert replica.client(db=3).get("in3") == "three"
+    assert r.execute_command("DEBUG", "DIGEST") == p.execute_command("DEBUG", "DIGEST")
+    info = repl_info(p)
+    assert info["connected_slaves"] == 1
+    assert info["slave0"]["state"] == "online"
+    assert info["slave0"]["port"] == replica.port
+    assert stats(p)["sync_full"] == 1
+    role = p.execute_command("ROLE")
+    assert role[0] == "master" and role[2][0][1] == str(replica.port)
+    rrole = r.execute_command("ROLE")
+    assert rrole[:4] == ["slave", "127.0.0.1", primary.port, "connected"]
+
+
+def test_replica_hides_expired_keys_until_the_primary_deletes_them(start_server):
+    primary = start_server()
+    replica = start_server()
+    p = primary.client()
+    r = attach(replica, primary)
+    p.config_set("hz", 1)  # slow active expiry on the primary
+    p.set("soon", "v", px=200)
+    assert p.wait(1, 5000) == 1
+    time.sleep(0.3)
+    assert r.get("soon") is None            # hidden on read
+    assert r.dbsize() in (0, 1)             # not deleted by the replica itself
+    p.get("soon")                           # lazy expiry on the primary sends the DEL
+    assert p.wait(1, 5000) == 1
+    wait_for(lambda: r.dbsize() == 0)
+
+
+def test_read_only_replica_and_writable_replica(start_server):
+    primary = start_server()
+    replica = start_server()
+    r = attach(replica, primary)
+    with pytest.raises(redis.exceptions.ReadOnlyError) as e:
+        r.set("k", "v")
+    assert str(e.value) == "You can't write against a read only replica."
+    # Reads and admin commands still work.
+    assert r.get("k") is None
+    r.config_set("replica-read-only", "no")
+    assert r.set("local", "v")
+    assert r.get("local") == "v"
+    assert repl_info(r)["slave_read_only"] == 0
+
+
+def test_wait_semantics(start_server):
+    primary = start_server()
+    p = primary.client()
+    p.set("a", 1)
+    assert p.wait(0, 0) == 0
+    assert p.wait(1, 50) == 0      # nobody to ack: times out with the count
+    replica = start_server()
+    r = attach(replica, primary)
+    p.set("b", 2)
+    assert p.wait(1, 0) == 1
+    assert p.wait(2, 100) == 1
+    tx = p.pipeline(transaction=True)
+    tx.set("c", 3)
+    tx.wait(5, 0)                   # cannot block inside MULTI: answers at once
+    assert tx.execute()[1] in (0, 1)
+    with pytest.raises(redis.ResponseError) as e:
+        r.wait(1, 10)
+    assert "WAIT cannot be used with replica instances" in str(e.value)
+    for args, text in ((("1", "-1"), "ERR timeout is negative"),
+                       (("x", "1"), "ERR value is not an integer or out of range"),
+                       (("0", "x"), "ERR timeout is not an integer or out of range")):
+        with pytest.raises(redis.ResponseError) as e:
+            p.execute_command("WAIT", *args)
+        assert str(e.value) == text.removeprefix("ERR ") or str(e.value) == text
+
+
+def test_min_replicas_to_write(start_server):
+    primary = start_server()
+    p = primary.client()
+    p.config_set("min-replicas-to-write", 1)
+    with pytest.raises(redis.ResponseError) as e:
+        p.set("k", "v")
+    assert str(e.value) == "NOREPLICAS Not enough good replicas to write."
+    assert p.get("k") is None       # reads are fine
+    replica = start_server()
+    attach(replica, primary)
+    wait_for(lambda: repl_info(p).get("min_slaves_good_slaves") == 1)
+    assert p.set("k", "v")
+    p.config_set("min-replicas-to-write", 0)
+
+
+def test_partial_resync_after_the_link_drops(start_server):
+    primary = start_server()
+    replica = start_server()
+    p = primary.client()
+    r = attach(replica, primary)
+    for i in range(100):
+        p.set(f"k{i}", i)
+    assert p.wait(1, 5000) == 1
+    p.client_kill_filter(_type="slave")
+    for i in range(100, 200):
+        p.set(f"k{i}", i)
+    wait_for(lambda: stats(p)["sync_partial_ok"] == 1)
+    assert p.wait(1, 5000) == 1
+    caught_up(p, r)
+    assert r.get("k199") == "199"
+    assert stats(p)["sync_full"] == 1
+
+
+def test_killed_replica_restarts_with_a_partial_resync(start_server):
+    primary = start_server()
+    p = primary.client()
+    for i in range(50):
+        p.set(f"k{i}", i)
+    replica = start_server("--replicaof", f"127.0.0.1 {primary.port}")
+    r = replica.client()
+    wait_for(lambda: repl_info(r).get("master_link_status") == "up")
+    assert p.wait(1, 5000) == 1
+    replica.expect_crash = True
+    replica.kill()
+    for i in range(50, 120):
+        p.set(f"k{i}", i)
+    replica.expect_crash = False
+    replica.start()
+    r = replica.client()
+    wait_for(lambda: repl_info(r).get("master_link_status") == "up")
+    assert p.wait(1, 5000) == 1
+    caught_up(p, r)
+    assert r.dbsize() == 120
+    assert stats(p)["sync_partial_ok"] == 1
+    assert stats(p)["sync_full"] == 1
+
+
+def test_replica_stopped_past_the_backlog_needs_a_full_sync(start_server):
+    primary = start_server("--repl-backlog-size", "16384", "--repl-timeout", "1")
+    replica = start_server()
+    p = primary.client()
+    r = attach(replica, primary)
+    os.kill(replica.pid, signal.SIGSTOP)
+    try:
+        # No acks: the primary drops it after repl-timeout, then the writes overflow the
+        # backlog while it cannot read them.
+        wait_for(lambda: repl_info(p)["connected_slaves"] == 0, timeout=15)
+        for i in range(100):
+            p.set(f"k{i}", "x" * 1000)   # 100 KB: more than the backlog holds
+    finally:
+        os.kill(replica.pid, signal.SIGCONT)
+    wait_for(lambda: stats(p)["sync_full"] == 2, timeout=15)
+    wait_for(lambda: repl_info(r).get("master_link_status") == "up")
+    assert p.wait(1, 5000) == 1
+    assert r.get("k99") == "x" * 1000
+
+
+def test_chained_replicas_and_promotion(start_server):
+    a = start_server(*DEBUG)
+    b = start_server(*DEBUG)
+    c = start_server(*DEBUG)
+    pa = a.client()
+    pa.set("x", 1)
+    rb = attach(b, a)
+    rc = attach(c, b)
+    pa.incr("x")
+    assert pa.wait(1, 5000) == 1
+    wait_for(lambda: rc.get("x") == "2")
+    assert repl_info(rb)["connected_slaves"] == 1
+    # Promote b: c continues from b without a full sync (b keeps the old ID as replid2).
+    old = repl_info(rb)["master_replid"]
+    assert rb.replicaof("no", "one") in (True, "OK")
+    info = repl_info(rb)
+    assert info["role"] == "master" and info["master_replid2"] == old
+    rb.set("after", "promotion")
+    wait_for(lambda: rc.get("after") == "promotion")
+    assert stats(rb)["sync_partial_ok"] >= 1
+    assert stats(rb)["sync_full"] == 1
+
+
+def test_bad_arguments(start_server):
+    r = start_server().client()
+    for args, text in ((("REPLICAOF", "127.0.0.1", "abc"), "Invalid master port"),
+                       (("REPLICAOF", "127.0.0.1", "70000"), "Invalid master port"),
+                       (("REPLCONF", "foo", "bar"), "Unrecognized REPLCONF option: foo"),
+                       (("REPLCONF", "a"), "syntax error"),
+                       (("REPLICAOF", "x"), "wrong number of arguments for 'replicaof' command")):
+        with pytest.raises(redis.ResponseError) as e:
+            r.execute_command(*args)
+        assert str(e.value) == text
+    assert r.execute_command("REPLICAOF", "NO", "ONE") in (True, "OK")
+    assert r.execute_command("ROLE")[0] == "master"
+
+
+@need_redis
+def test_redis_server_replicates_from_vireo(start_server):
+    primary = start_server()
+    populate(primary.client())
+    replica = start_server(binary=REDIS_SERVER)
+    attach(replica, primary)
+    check_stream_and_partial_resync(primary, replica)
+
+
+@need_redis
+@pytest.mark.parametrize("diskless", ["yes", "no"])
+def test_vireo_replicates_from_redis_server(start_server, diskless):
+    primary = start_server("--repl-diskless-sync", diskless,
+                           "--repl-diskless-sync-delay", "0", binary=REDIS_SERVER)
+    populate(primary.client())
+    replica = start_server()
+    attach(replica, primary)
+    check_stream_and_partial_resync(primary, replica)
