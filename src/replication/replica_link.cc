@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/numbers.h"
 #include "net/socket.h"
+#include "persistence/aof_writer.h"
 #include "persistence/snapshot.h"
 #include "replication/replication.h"
 #include "server/server.h"
@@ -394,6 +395,16 @@ void Replication::FinishTransfer() {
   }
   sync_in_progress_ = false;
   LogNotice("MASTER <-> REPLICA sync: Finished with success");
+  // The AOF describes the old dataset: it starts over from a rewrite of the new one.
+  Aof* aof = server_.aof();
+  if (aof != nullptr && aof->enabled()) {
+    aof->Disable();
+    std::string aof_error;
+    if (!aof->Enable(&aof_error)) {
+      LogWarning("Failed enabling the AOF after successful master synchronization: %s",
+                 aof_error.c_str());
+    }
+  }
   BecomeConnected();
 }
 

@@ -12,6 +12,7 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/numbers.h"
+#include "persistence/disk_errors.h"
 #include "scripting/functions.h"
 #include "scripting/lua_env.h"
 #include "scripting/lua_reply.h"
@@ -358,6 +359,7 @@ int ScriptEngine::CallCommand(lua_State* L) {
     }
   }
   const char* refusal = nullptr;
+  std::string misconf;  // persistence/disk_errors.h
   const CommandSpec* spec = Commands().Find(args[0]);
   if (spec != nullptr && spec->IsContainer() && args.size() >= 2) {
     spec = spec->FindSubcommand(args[1]);
@@ -371,6 +373,9 @@ int ScriptEngine::CallCommand(lua_State* L) {
     refusal = "This Redis command is not allowed from script";
   } else if ((spec->flags & kCmdWrite) && run_.read_only) {
     refusal = "Write commands are not allowed from read-only scripts.";
+  } else if ((spec->flags & kCmdWrite) && !(misconf = DiskErrorRefusal(server_)).empty()) {
+    misconf.insert(0, "-");
+    refusal = misconf.c_str();
   } else if ((spec->flags & kCmdDenyOom) && !run_.allow_oom && !run_.wrote &&
              server_.config().maxmemory != 0 && CommandStartedOutOfMemory()) {
     // Valkey's rule: the script's command found memory full; once a script has written,

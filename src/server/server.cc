@@ -22,6 +22,7 @@
 #include "persistence/aof_loader.h"
 #include "persistence/aof_writer.h"
 #include "persistence/cow_snapshot.h"
+#include "persistence/disk_errors.h"
 #include "persistence/snapshot.h"
 #include "replication/replication.h"
 #include "server/eviction.h"
@@ -862,11 +863,17 @@ void Server::Execute(Client* c) {
     ++spec->stats.rejected_calls;
     return;
   }
-  // The AOF cannot be written (disk full, ...): writes are refused, reads go on (Valkey).
-  if ((spec->flags & kCmdWrite) && propagator_.active() && aof_->write_failing()) [[unlikely]] {
-    c->reply.Error("MISCONF Errors writing to the AOF file: " + aof_->last_write_error());
-    ++spec->stats.rejected_calls;
-    return;
+  // Persistence cannot write (disk full, ...): writes and PING get MISCONF, reads go on
+  // (persistence/disk_errors.h).
+  if ((!snapshot_.last_bgsave_ok || aof_->write_failing()) && !(c->flags & kClientMaster))
+      [[unlikely]] {
+    const bool write = (spec->flags & kCmdWrite) || spec->name == "ping" ||
+                       (spec->name == "exec" && c->multi && (c->multi->queued_flags & kCmdWrite));
+    if (std::string refusal = write ? DiskErrorRefusal(*this) : ""; !refusal.empty()) {
+      c->reply.Error(refusal);
+      ++spec->stats.rejected_calls;
+      return;
+    }
   }
   rejection_guard.Admit();
   if ((c->flags & kClientMulti) && QueueInMulti(*this, c, spec)) return;

@@ -288,3 +288,41 @@ def test_vireo_replicates_from_redis_server(start_server, diskless):
     replica = start_server()
     attach(replica, primary)
     check_stream_and_partial_resync(primary, replica)
+
+
+def test_scripts_and_functions_replicate_their_effects(start_server):
+    primary = start_server()
+    replica = start_server()
+    p = primary.client()
+    r = attach(replica, primary)
+    # Effects, not the script: SPOP's random choice must land the same on the replica.
+    p.sadd("pool", *range(20))
+    p.eval("redis.call('set', KEYS[1], 'v'); return redis.call('spop', KEYS[2])", 2, "k", "pool")
+    p.function_load("#!lua name=lib\n"
+                    "redis.register_function('bump', function(keys) "
+                    "return redis.call('incrby', keys[1], 5) end)")
+    p.fcall("bump", 1, "counter")
+    assert p.wait(1, 5000) == 1
+    caught_up(p, r)
+    assert r.get("k") == "v"
+    assert r.smembers("pool") == p.smembers("pool")
+    assert r.get("counter") == "5"
+    assert r.function_list() == p.function_list() != []
+
+
+def test_replica_aof_starts_over_after_a_full_sync(start_server):
+    primary = start_server()
+    p = primary.client()
+    p.set("from-primary", "1")
+    replica = start_server("--appendonly", "yes")
+    r = replica.client()
+    r.set("old", "data")
+    attach(replica, primary)
+    p.set("streamed", "2")
+    assert p.wait(1, 5000) == 1
+    wait_for(lambda: r.info("persistence")["aof_rewrite_in_progress"] == 0 and
+             r.info("persistence")["aof_enabled"] == 1)
+    assert r.replicaof("no", "one") in (True, "OK")
+    replica.restart()
+    r = replica.client()
+    assert sorted(r.keys("*")) == ["from-primary", "streamed"]

@@ -1,0 +1,28 @@
+#include "persistence/disk_errors.h"
+
+#include "persistence/aof_writer.h"
+#include "server/server.h"
+
+namespace vireo {
+
+std::string DiskErrorRefusal(Server& server) {
+  const Config& c = server.config();
+  if (!server.snapshot().last_bgsave_ok && !c.save.empty()) {
+    auto it = c.generic.find("stop-writes-on-bgsave-error");
+    if (it == c.generic.end() || it->second == "yes") {
+      // redis-server 7.0's text, word for word (clients match on it).
+      return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "
+             "persist to disk. Commands that may modify the data set are disabled, because "
+             "this instance is configured to report errors during writes if RDB snapshotting "
+             "fails (stop-writes-on-bgsave-error option). Please check the Redis logs for "
+             "details about the RDB error.";
+    }
+  }
+  const Aof* aof = server.aof();
+  if (aof != nullptr && aof->enabled() && aof->write_failing()) {
+    return "MISCONF Errors writing to the AOF file: " + aof->last_write_error();
+  }
+  return "";
+}
+
+}  // namespace vireo
