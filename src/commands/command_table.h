@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/latency_histogram.h"
+
 namespace vireo {
 
 struct CommandContext;
@@ -69,6 +71,7 @@ struct CommandStats {
   uint64_t usec = 0;
   uint64_t rejected_calls = 0;
   uint64_t failed_calls = 0;
+  LatencyHistogram latency;  // latency-tracking (INFO latencystats, LATENCY HISTOGRAM)
 };
 
 struct CommandSpec {

@@ -1,4 +1,5 @@
 // Connection family: PING ECHO QUIT RESET AUTH HELLO SELECT.
+#include "cluster/cluster.h"
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "commands/registry.h"
@@ -159,6 +160,10 @@ void CmdSelect(CommandContext& ctx) {
   }
   if (index < 0 || index >= ctx.server.db_count()) {
     ctx.reply.Error(errors::kDbIndexOutOfRange);
+    return;
+  }
+  if (ctx.server.cluster() != nullptr && index != 0) {
+    ctx.reply.Error("ERR SELECT is not allowed in cluster mode");
     return;
   }
   ctx.client.db_index = static_cast<int>(index);

@@ -78,13 +78,8 @@ std::string BytesToHuman(uint64_t n) {
 size_t g_startup_memory = 0;
 size_t g_peak_memory = 0;
 
-std::string GenericConfig(const Config& config, const char* name) {
-  auto values = ConfigGet(config, name);
-  return values.empty() ? std::string() : values[0].second;
-}
-
 bool ClusterEnabled(const Config& config) {
-  return GenericConfig(config, "cluster-enabled") == "yes";
+  return ConfigValue(config, "cluster-enabled") == "yes";
 }
 
 void RenderServer(Server& server, std::string* out) {
@@ -383,6 +378,20 @@ void RenderErrorStats(Server& server, std::string* out) {
   }
 }
 
+void RenderLatencyStats(Server& server, std::string* out) {
+  const std::vector<double>& percentiles = server.config().latency_tracking_info_percentiles;
+  auto add = [&](const CommandSpec& spec) {
+    std::string line = LatencyStatsLine(spec, percentiles);
+    if (!line.empty()) *out += line + "\r\n";
+  };
+  // Nothing while latency-tracking is off, as in Valkey (the samples are kept).
+  if (!server.config().latency_tracking) return;
+  for (const CommandSpec* spec : Commands().All()) {
+    add(*spec);
+    for (const CommandSpec& sub : spec->subcommands) add(sub);
+  }
+}
+
 void RenderCluster(Server& server, std::string* out) {
   Line(out, "cluster_enabled:%d", ClusterEnabled(server.config()) ? 1 : 0);
 }
@@ -406,6 +415,7 @@ constexpr Section kSections[] = {
     {"modules", "Modules", true, RenderModules},
     {"commandstats", "Commandstats", false, RenderCommandStats},
     {"errorstats", "Errorstats", true, RenderErrorStats},
+    {"latencystats", "Latencystats", false, RenderLatencyStats},
     {"cluster", "Cluster", true, RenderCluster},
     {"keyspace", "Keyspace", true, RenderKeyspace},
 };

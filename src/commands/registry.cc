@@ -27,6 +27,8 @@ void RegisterAllCommands() {
   RegisterFunctionCommands(t);
   RegisterPersistenceCommands(t);
   RegisterReplicationCommands(t);
+  RegisterClusterCommands(t);
+  RegisterLatencyCommands(t);
 }
 
 }  // namespace vireo

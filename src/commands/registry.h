@@ -10,6 +10,7 @@ inline constexpr const char* kCompatVersion = "7.2.4";
 
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterReplicationCommands(CommandTable& t);
+void RegisterClusterCommands(CommandTable& t);
 void RegisterStringCommands(CommandTable& t);
 void RegisterKeyCommands(CommandTable& t);
 void RegisterExpireCommands(CommandTable& t);
@@ -30,5 +31,6 @@ void RegisterPubSubCommands(CommandTable& t);
 void RegisterScriptCommands(CommandTable& t);
 void RegisterFunctionCommands(CommandTable& t);
 void RegisterPersistenceCommands(CommandTable& t);
+void RegisterLatencyCommands(CommandTable& t);
 
 }  // namespace vireo

@@ -18,6 +18,10 @@ void CmdReplicaOf(CommandContext& ctx) {
     ctx.reply.Raw(reply);
     return;
   }
+  if (ctx.server.cluster() != nullptr) {
+    ctx.reply.Error("ERR REPLICAOF not allowed in cluster mode.");
+    return;
+  }
   if (ctx.client.flags & kClientReplica) {
     ctx.reply.Error("ERR Command is not valid when client is a replica.");
     return;

@@ -398,15 +398,15 @@ bool Aof::StartRewrite(std::string* error) {
   return true;
 }
 
-void Aof::RewriteDone(bool ok, const std::string& why) {
+void Aof::RewriteDone(bool ok, std::string why) {
   rewrite_.reset();
   last_rewrite_time_sec_ = (NowMs() - rewrite_start_ms_) / 1000;
-  auto fail = [&](const std::string& why) {
+  auto fail = [&](const std::string& what) {
     unlink(temp_base_.c_str());
     last_rewrite_ok_ = false;
     ++rewrite_failures_;
-    LogWarning("Background AOF rewrite terminated with error%s%s", why.empty() ? "" : ": ",
-               why.c_str());
+    LogWarning("Background AOF rewrite terminated with error%s%s", what.empty() ? "" : ": ",
+               what.c_str());
     // CONFIG SET appendonly yes keeps trying until the AOF is on.
     if (state_ == State::kWaitRewrite) rewrite_scheduled_ = true;
   };

@@ -70,7 +70,7 @@ class Aof : public PropagationSink {
  private:
   enum class State { kOff, kOn, kWaitRewrite };
   bool StartRewrite(std::string* error);
-  void RewriteDone(bool ok, const std::string& why);
+  void RewriteDone(bool ok, std::string why);  // why: a copy, the job goes first
   bool OpenIncr(const std::string& name, std::string* error);
   void CloseFd();
   void DeleteHistory();

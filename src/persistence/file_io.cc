@@ -1,8 +1,10 @@
 #include "persistence/file_io.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 namespace vireo {
 
@@ -15,6 +17,39 @@ bool WriteAll(int fd, const char* p, size_t n) {
     }
     p += w;
     n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+bool WriteFileAtomically(const std::string& path, const std::string& text, std::string* error) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    *error = "Can't open " + tmp + ": " + strerror(errno);
+    return false;
+  }
+  bool ok = WriteAll(fd, text.data(), text.size()) && fsync(fd) == 0;
+  int saved = errno;
+  if (close(fd) != 0 && ok) {
+    ok = false;
+    saved = errno;
+  }
+  if (ok && rename(tmp.c_str(), path.c_str()) != 0) {
+    ok = false;
+    saved = errno;
+  }
+  if (!ok) {
+    unlink(tmp.c_str());
+    *error = "Error writing " + path + ": " + strerror(saved);
+    return false;
+  }
+  // The rename is durable only once the directory entry is.
+  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
   }
   return true;
 }

@@ -123,6 +123,12 @@ bool SaveSnapshot(Server& server, std::string* error) {
 bool StartBackgroundSave(Server& server, std::string* error) {
   SnapshotState& st = server.snapshot();
   const Config& c = server.config();
+  if (CowSnapshot::Busy()) {
+    // An AOF rewrite's snapshot walks: not a failed save (callers retry), as Valkey's
+    // refusal while another child runs.
+    *error = "Another child process is active (AOF?)";
+    return false;
+  }
   st.last_bgsave_try_ms = NowMs();
   CowSnapshotOptions opt;
   // Absolute paths: the writer thread renames after a CONFIG SET dir may have moved the cwd.

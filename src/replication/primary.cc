@@ -25,23 +25,7 @@ namespace {
 constexpr size_t kBulkChunk = 1 << 20;
 constexpr int64_t kBulkBudgetPerTurn = 32 << 20;
 
-int64_t ConfigInt(const Server& server, const char* name, int64_t fallback) {
-  auto values = ConfigGet(const_cast<Server&>(server).config(), name);
-  int64_t v;
-  if (values.empty() || !ParseInt64(values[0].second, &v)) return fallback;
-  return v;
-}
-
 }  // namespace
-
-int64_t ReplicationConfigInt(const Server& server, const char* name, int64_t fallback) {
-  return ConfigInt(server, name, fallback);
-}
-
-bool ReplicationConfigYes(const Server& server, const char* name) {
-  auto values = ConfigGet(const_cast<Server&>(server).config(), name);
-  return !values.empty() && values[0].second == "yes";
-}
 
 Replication::Replication(Server& server) : server_(server) {
   replid_ = RandomHex(40);
@@ -76,7 +60,7 @@ Replication::Replica* Replication::FindReplica(const Client* c) {
 
 void Replication::EnsureBacklog() {
   if (backlog_on_) return;
-  backlog_.Reset(static_cast<size_t>(ConfigInt(server_, "repl-backlog-size", 1 << 20)), offset_);
+  backlog_.Reset(static_cast<size_t>(ConfigValueInt(server_.config(), "repl-backlog-size", 1 << 20)), offset_);
   backlog_on_ = true;
   server_.propagator().AddSink(this);
 }
@@ -379,14 +363,14 @@ void Replication::DisconnectReplicas() {
 
 void Replication::PrimaryCron(int64_t now) {
   // Pings keep the replicas' timeouts from firing on an idle stream.
-  const int64_t period = ConfigInt(server_, "repl-ping-replica-period", 10) * 1000;
+  const int64_t period = ConfigValueInt(server_.config(), "repl-ping-replica-period", 10) * 1000;
   if (!is_replica() && !replicas_.empty() && now - last_ping_ms_ >= period) {
     last_ping_ms_ = now;
     if (ReplicaCount() > 0) AppendToStream("*1\r\n$4\r\nPING\r\n");
   }
   // Whole seconds, as Valkey counts them: acks come every second, so repl-timeout 1 allows
   // up to two seconds of silence.
-  const int64_t timeout_s = ConfigInt(server_, "repl-timeout", 60);
+  const int64_t timeout_s = ConfigValueInt(server_.config(), "repl-timeout", 60);
   for (auto& r : replicas_) {
     if (r->state == ReplicaState::kOnline && r->capa_psync2 &&
         now / 1000 - r->ack_ms / 1000 > timeout_s) {
@@ -397,7 +381,7 @@ void Replication::PrimaryCron(int64_t now) {
   StartFullSync();
   // Without replicas for repl-backlog-ttl seconds, a primary frees the backlog; its ID
   // changes so nobody resyncs against history it no longer has.
-  const int64_t ttl = ConfigInt(server_, "repl-backlog-ttl", 3600);
+  const int64_t ttl = ConfigValueInt(server_.config(), "repl-backlog-ttl", 3600);
   if (backlog_on_ && !is_replica() && replicas_.empty() && ttl > 0 &&
       now - no_replicas_since_ms_ > ttl * 1000) {
     backlog_on_ = false;
@@ -409,7 +393,7 @@ void Replication::PrimaryCron(int64_t now) {
     LogNotice("Replication backlog freed after %lld seconds without connected replicas.",
               static_cast<long long>(ttl));
   }
-  const int64_t backlog_size = ConfigInt(server_, "repl-backlog-size", 1 << 20);
+  const int64_t backlog_size = ConfigValueInt(server_.config(), "repl-backlog-size", 1 << 20);
   if (backlog_on_ && static_cast<size_t>(backlog_size) != backlog_.capacity()) {
     backlog_.Resize(static_cast<size_t>(backlog_size));
   }
@@ -417,7 +401,7 @@ void Replication::PrimaryCron(int64_t now) {
 }
 
 int Replication::GoodReplicas() const {
-  const int64_t lag = ConfigInt(server_, "min-replicas-max-lag", 10) * 1000;
+  const int64_t lag = ConfigValueInt(server_.config(), "min-replicas-max-lag", 10) * 1000;
   const int64_t now = NowMs();
   return static_cast<int>(std::count_if(replicas_.begin(), replicas_.end(), [&](const auto& r) {
     return r->state == ReplicaState::kOnline && now - r->ack_ms <= lag;

@@ -14,6 +14,7 @@
 #include "persistence/aof_writer.h"
 #include "persistence/snapshot.h"
 #include "replication/replication.h"
+#include "server/config.h"
 #include "server/server.h"
 
 namespace vireo {
@@ -435,7 +436,7 @@ void Replication::SendAck() {
 void Replication::Cron() {
   const int64_t now = NowMs();
   if (is_replica()) {
-    const int64_t timeout = ReplicationConfigInt(server_, "repl-timeout", 60) * 1000;
+    const int64_t timeout = ConfigValueInt(server_.config(), "repl-timeout", 60) * 1000;
     switch (link_) {
       case LinkState::kConnect:
         StartConnect();

@@ -33,11 +33,6 @@ namespace vireo {
 class Server;
 struct Client;
 
-// A directive's current value as CONFIG GET shows it (the replication directives are kept
-// as text until they move into Config fields).
-int64_t ReplicationConfigInt(const Server& server, const char* name, int64_t fallback);
-bool ReplicationConfigYes(const Server& server, const char* name);
-
 class Replication final : public PropagationSink {
  public:
   explicit Replication(Server& server);

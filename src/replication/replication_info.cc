@@ -90,9 +90,9 @@ std::string Replication::InfoSection() {
            static_cast<long long>((now - link_down_since_ms_) / 1000));
     }
     Line(&out, "slave_priority:%lld",
-         static_cast<long long>(ReplicationConfigInt(server_, "replica-priority", 100)));
+         static_cast<long long>(ConfigValueInt(server_.config(), "replica-priority", 100)));
     Line(&out, "slave_read_only:%d", read_only_ ? 1 : 0);
-    Line(&out, "replica_announced:%d", ReplicationConfigYes(server_, "replica-announced") ? 1 : 0);
+    Line(&out, "replica_announced:%d", (ConfigValue(server_.config(), "replica-announced") == "yes") ? 1 : 0);
   } else {
     Line(&out, "role:master");
   }
@@ -110,7 +110,7 @@ std::string Replication::InfoSection() {
   Line(&out, "connected_slaves:%d", connected);
   out += lines;
   if (!is_replica()) {
-    const int64_t min_write = ReplicationConfigInt(server_, "min-replicas-to-write", 0);
+    const int64_t min_write = ConfigValueInt(server_.config(), "min-replicas-to-write", 0);
     if (min_write > 0) Line(&out, "min_slaves_good_slaves:%d", GoodReplicas());
   }
   Line(&out, "master_failover_state:no-failover");
@@ -120,7 +120,7 @@ std::string Replication::InfoSection() {
   Line(&out, "second_repl_offset:%lld", static_cast<long long>(second_replid_offset_));
   Line(&out, "repl_backlog_active:%d", backlog_on_ ? 1 : 0);
   Line(&out, "repl_backlog_size:%lld",
-       static_cast<long long>(ReplicationConfigInt(server_, "repl-backlog-size", 1 << 20)));
+       static_cast<long long>(ConfigValueInt(server_.config(), "repl-backlog-size", 1 << 20)));
   Line(&out, "repl_backlog_first_byte_offset:%lld",
        static_cast<long long>(backlog_on_ ? backlog_.first_offset() : 0));
   Line(&out, "repl_backlog_histlen:%lld",
@@ -165,10 +165,10 @@ void Replication::RoleReply(Client* c) {
 }
 
 void Replication::RefreshRestrictions() {
-  read_only_ = ReplicationConfigYes(server_, "replica-read-only");
-  serve_stale_ = ReplicationConfigYes(server_, "replica-serve-stale-data");
-  min_replicas_ = ReplicationConfigInt(server_, "min-replicas-to-write", 0);
-  if (ReplicationConfigInt(server_, "min-replicas-max-lag", 10) == 0) min_replicas_ = 0;
+  read_only_ = (ConfigValue(server_.config(), "replica-read-only") == "yes");
+  serve_stale_ = (ConfigValue(server_.config(), "replica-serve-stale-data") == "yes");
+  min_replicas_ = ConfigValueInt(server_.config(), "min-replicas-to-write", 0);
+  if (ConfigValueInt(server_.config(), "min-replicas-max-lag", 10) == 0) min_replicas_ = 0;
   restricts_ = is_replica() || min_replicas_ > 0;
   SetLogRole(is_replica() ? 'S' : 'M');
 }

@@ -48,6 +48,8 @@ enum ClientFlag : uint32_t {
   kClientIoQueued = 1u << 24,        // its read is in the batch for the I/O threads
   kClientReplica = 1u << 25,         // a replica of this server (after PSYNC/SYNC)
   kClientMaster = 1u << 26,          // this replica's link to its master
+  kClientAsking = 1u << 27,          // ASKING: the next command may use an importing slot
+  kClientReadOnlyReplica = 1u << 28,  // READONLY: reads served by a cluster replica
 };
 
 struct Client {

@@ -17,6 +17,7 @@
 #include "common/numbers.h"
 #include "common/split_args.h"
 #include "server/config_directives.h"
+#include "server/latency_tracking.h"
 #include "server/notify_flags.h"
 
 namespace vireo {
@@ -26,6 +27,7 @@ enum class Kind {
   kBool, kInt, kMemory, kString, kEnum, kSave, kBind, kGeneric,
   kOutputLimits,  // client-output-buffer-limit
   kNotifyEvents,  // notify-keyspace-events
+  kPercentiles,   // latency-tracking-info-percentiles
 };
 
 using Field = std::variant<std::monostate, bool Config::*, int64_t Config::*,
@@ -93,6 +95,10 @@ std::vector<Directive> BuildDirectives() {
       {"appendfsync", Kind::kEnum, &Config::appendfsync, 0, 0, "everysec,always,no"},
       {"slowlog-log-slower-than", Kind::kInt, &Config::slowlog_log_slower_than, -1, LLONG_MAX},
       {"slowlog-max-len", Kind::kInt, &Config::slowlog_max_len, 0, LONG_MAX},
+      {"latency-monitor-threshold", Kind::kInt, &Config::latency_monitor_threshold, 0,
+       LLONG_MAX},
+      {"latency-tracking", Kind::kBool, &Config::latency_tracking},
+      {"latency-tracking-info-percentiles", Kind::kPercentiles, {}},
       {"lazyfree-lazy-user-del", Kind::kBool, &Config::lazyfree_lazy_user_del},
       {"lazyfree-lazy-user-flush", Kind::kBool, &Config::lazyfree_lazy_user_flush},
       {"lazyfree-lazy-expire", Kind::kBool, &Config::lazyfree_lazy_expire},
@@ -279,6 +285,10 @@ std::string ApplyDirective(Config* config, const Directive& d,
     if (args.empty()) return "wrong number of arguments";
     return ParseOutputBufferLimits(args, &config->client_obuf_limits);
   }
+  if (d.kind == Kind::kPercentiles) {
+    // A file line has the numbers as arguments; CONFIG SET has them in one string.
+    return ParsePercentiles(Join(args), &config->latency_tracking_info_percentiles);
+  }
   if (d.kind == Kind::kNotifyEvents) {
     if (args.size() != 1) return "wrong number of arguments";
     if (!ParseNotifyFlags(args[0], &config->notify_keyspace_events)) {
@@ -378,6 +388,8 @@ std::string FormatValue(const Config& config, const Directive& d) {
       return Join(config.bind);
     case Kind::kOutputLimits:
       return FormatOutputBufferLimits(config.client_obuf_limits);
+    case Kind::kPercentiles:
+      return FormatPercentiles(config.latency_tracking_info_percentiles);
     case Kind::kNotifyEvents:
       return FormatNotifyFlags(config.notify_keyspace_events);
     case Kind::kGeneric: {
@@ -635,6 +647,16 @@ bool ConfigRewrite(const Config& config, const std::string& path, std::string* e
     return false;
   }
   return true;
+}
+
+std::string ConfigValue(const Config& config, std::string_view name) {
+  auto values = ConfigGet(config, name);
+  return values.empty() ? std::string() : values[0].second;
+}
+
+int64_t ConfigValueInt(const Config& config, std::string_view name, int64_t fallback) {
+  int64_t v;
+  return ParseInt64(ConfigValue(config, name), &v) ? v : fallback;
 }
 
 }  // namespace vireo

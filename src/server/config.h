@@ -66,6 +66,10 @@ struct Config {
   // Slow log
   int64_t slowlog_log_slower_than = 10000;
   int64_t slowlog_max_len = 128;
+  // Latency monitor (ms; 0 = off) and per-command latency histograms.
+  int64_t latency_monitor_threshold = 0;
+  bool latency_tracking = true;
+  std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   // Lazy freeing
   bool lazyfree_lazy_user_del = false;
   bool lazyfree_lazy_user_flush = false;
@@ -117,6 +121,11 @@ bool BuildConfigText(int argc, char** argv, std::string* text, std::string* conf
 // as Valkey formats them (memory as plain bytes, bools yes/no, save as "3600 1 300 100").
 std::vector<std::pair<std::string, std::string>> ConfigGet(const Config& config,
                                                            std::string_view pattern);
+
+// A directive's current value as CONFIG GET shows it ("" when unknown), and as a number
+// (fallback when it is not one). For the many directives still kept as text.
+std::string ConfigValue(const Config& config, std::string_view name);
+int64_t ConfigValueInt(const Config& config, std::string_view name, int64_t fallback);
 
 // CONFIG SET for one name; "" on success or the error reason. Immutable directives fail.
 std::string ConfigSet(Config* config, std::string_view name, std::string_view value);

@@ -251,6 +251,8 @@ EvictionResult PerformEvictions(Server& server) {
     result = EvictionResult::kOk;
   }
   if (result == EvictionResult::kOk) UpdateExceededTime(false);
+  server.latency_monitor().Note(config.latency_monitor_threshold, "eviction-cycle",
+                                MonotonicUs() - start);
   return result;
 }
 

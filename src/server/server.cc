@@ -19,14 +19,17 @@
 #include "common/split_args.h"
 #include "net/socket.h"
 #include "scripting/script_engine.h"
+#include "cluster/cluster.h"
 #include "persistence/aof_loader.h"
 #include "persistence/aof_writer.h"
 #include "persistence/cow_snapshot.h"
 #include "persistence/disk_errors.h"
 #include "persistence/snapshot.h"
 #include "replication/replication.h"
+#include "server/config.h"
 #include "server/eviction.h"
 #include "server/notify.h"
+#include "server/redact.h"
 #include "store/hash_field_expire.h"
 #include "store/lazy_free.h"
 #include "store/memory.h"
@@ -155,6 +158,10 @@ bool Server::Init(std::string* error) {
   TrackThreadAllocations();  // the maxmemory gauge follows this thread's allocations
   StartIoThreads();
   replication_->Start();
+  if (ConfigValue(config_, "cluster-enabled") == "yes") {
+    cluster_ = std::make_unique<Cluster>(*this);
+    if (!cluster_->Init(error)) return false;
+  }
   signal(SIGPIPE, SIG_IGN);
   struct sigaction sa = {};
   sa.sa_handler = OnTerminationSignal;
@@ -643,11 +650,14 @@ void Server::Cron() {
       ActiveExpireHashFields(d, buckets, CommandTimeMs(), kActiveExpireMaxFields, on_expired);
     }
     keyspace_stats_.expire_cycle_cpu_us += static_cast<uint64_t>(MonotonicUs() - start);
+    latency_monitor_.Note(config_.latency_monitor_threshold, "expire-cycle",
+                          MonotonicUs() - start);
   }
   for (auto& db : dbs_) db->Housekeeping();
   SnapshotCron(*this);
   if (aof_ != nullptr) aof_->Cron();
   replication_->Cron();
+  if (cluster_ != nullptr) cluster_->Cron();
   if (config_.timeout > 0) {
     std::vector<Client*> idle;
     for (auto& [id, c] : clients_) {
@@ -672,31 +682,8 @@ void Server::Cron() {
 
 void Server::FeedMonitors(Client* c, const std::vector<std::string_view>& args) {
   if (monitors_.empty()) return;
-  // Secrets never reach monitors: AUTH's arguments, HELLO's and MIGRATE's AUTH/AUTH2 values
-  // are shown as "(redacted)", as Valkey does.
-  std::vector<bool> redact(args.size(), false);
-  if (EqualsIgnoreCase(args[0], "auth")) {
-    for (size_t i = 1; i < args.size(); ++i) redact[i] = true;
-  } else if (EqualsIgnoreCase(args[0], "hello")) {
-    // HELLO [protover [AUTH username password] [SETNAME clientname]]
-    for (size_t i = 2; i < args.size(); ++i) {
-      if (EqualsIgnoreCase(args[i], "auth")) {
-        for (size_t j = i + 1; j <= i + 2 && j < args.size(); ++j) redact[j] = true;
-        i += 2;
-      } else if (EqualsIgnoreCase(args[i], "setname")) {
-        ++i;
-      }
-    }
-  } else if (EqualsIgnoreCase(args[0], "migrate")) {
-    // MIGRATE host port key db timeout [COPY] [REPLACE] [AUTH pw | AUTH2 user pw] [KEYS ...]
-    for (size_t i = 6; i < args.size() && !EqualsIgnoreCase(args[i], "keys"); ++i) {
-      size_t values = EqualsIgnoreCase(args[i], "auth")    ? 1
-                      : EqualsIgnoreCase(args[i], "auth2") ? 2
-                                                           : 0;
-      for (size_t j = i + 1; j <= i + values && j < args.size(); ++j) redact[j] = true;
-      i += values;
-    }
-  }
+  // Secrets never reach monitors (server/redact.h).
+  std::vector<bool> redact = SecretArguments(args);
   int64_t us = NowUs();
   char head[64];
   snprintf(head, sizeof(head), "+%lld.%06lld [%d ", static_cast<long long>(us / 1000000),
@@ -727,6 +714,7 @@ void Server::RecordSlowlog(Client* c, const std::vector<std::string_view>& args,
   e.id = next_slowlog_id();
   e.time_s = NowMs() / 1000;
   e.duration_us = duration_us;
+  std::vector<bool> secret = SecretArguments(args);  // server/redact.h
   // Valkey keeps at most 32 arguments of at most 128 bytes each.
   size_t n = std::min<size_t>(args.size(), 32);
   for (size_t i = 0; i < n; ++i) {
@@ -734,14 +722,16 @@ void Server::RecordSlowlog(Client* c, const std::vector<std::string_view>& args,
       e.args.push_back("... (" + std::to_string(args.size() - 31) + " more arguments)");
       break;
     }
-    if (args[i].size() > 128) {
+    if (secret[i]) {
+      e.args.emplace_back("(redacted)");
+    } else if (args[i].size() > 128) {
       e.args.push_back(std::string(args[i].substr(0, 128)) + "... (" +
                        std::to_string(args[i].size() - 128) + " more bytes)");
     } else {
       e.args.emplace_back(args[i]);
     }
   }
-  e.peer = c->addr;
+  e.peer = c->conn.fd() < 0 ? "?:0" : c->addr;  // a script's commands: Valkey's "?:0"
   e.client_name = c->name;
   slowlog_.push_front(std::move(e));
   while (static_cast<int64_t>(slowlog_.size()) > config_.slowlog_max_len) slowlog_.pop_back();
@@ -846,6 +836,15 @@ void Server::Execute(Client* c) {
     ++spec->stats.rejected_calls;
     return;
   }
+  // Cluster mode: keys of another node's slot get MOVED/ASK, keys of several slots CROSSSLOT.
+  if (cluster_ != nullptr) {
+    std::string redirect = cluster_->Redirect(c, spec, args);
+    if (!redirect.empty()) {
+      c->reply.Error(redirect);
+      ++spec->stats.rejected_calls;
+      return;
+    }
+  }
   // maxmemory: evict first; refuse what may grow memory if that was not enough. Not while
   // a busy script serves others: its keys must stay put (Valkey's rule).
   // A replica: READONLY / MASTERDOWN; a primary short of good replicas: NOREPLICAS.
@@ -917,6 +916,7 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   int64_t duration = MonotonicUs() - start;
   ++spec->stats.calls;
   spec->stats.usec += static_cast<uint64_t>(duration);
+  TrackCommandLatency(config_, latency_monitor_, *spec, duration);
   // Error replies of the commands this one ran (EXEC's queue) failed those, not this one.
   uint64_t errors = stats_.total_error_replies - errors_before;
   if (errors > nested_errors_ - nested_before) ++spec->stats.failed_calls;

@@ -18,6 +18,7 @@
 #include "server/client.h"
 #include "server/config.h"
 #include "server/io_threads.h"
+#include "server/latency_tracking.h"
 #include "server/transaction.h"
 #include "server/propagate.h"
 #include "server/pubsub.h"
@@ -27,6 +28,7 @@
 namespace vireo {
 
 class Aof;
+class Cluster;
 class Replication;
 class ScriptEngine;
 
@@ -99,6 +101,8 @@ class Server {
   // Slow log.
   std::deque<SlowlogEntry>& slowlog() { return slowlog_; }
   uint64_t next_slowlog_id() { return slowlog_next_id_++; }
+  // Latency monitor (LATENCY; server/latency_monitor.h).
+  LatencyMonitor& latency_monitor() { return latency_monitor_; }
 
   // MONITOR: the client starts receiving every command.
   void AddMonitor(Client* c);
@@ -144,6 +148,8 @@ class Server {
 
   // Replication, both roles (replication/replication.h).
   Replication& replication() { return *replication_; }
+  // Cluster mode (cluster/cluster.h); nullptr unless cluster-enabled.
+  Cluster* cluster() { return cluster_.get(); }
   EventLoop& loop() { return loop_; }
   // Makes a client of an already connected socket (a replica's link to its master), with
   // flags set and authenticated.
@@ -252,6 +258,7 @@ class Server {
   Propagator propagator_;
   std::unique_ptr<Aof> aof_;
   std::unique_ptr<Replication> replication_;
+  std::unique_ptr<Cluster> cluster_;
   Client* busy_caller_ = nullptr;  // whose script is past busy-reply-threshold
   bool busy_eval_ = true;          // EVAL (SCRIPT KILL) rather than FCALL (FUNCTION KILL)
   uint64_t next_client_id_ = 1;
@@ -270,6 +277,7 @@ class Server {
   std::string executable_;
   std::deque<SlowlogEntry> slowlog_;
   uint64_t slowlog_next_id_ = 0;
+  LatencyMonitor latency_monitor_;
   int64_t pause_end_ms_ = 0;
   size_t expire_next_db_ = 0;  // active expiry starts here next tick
   bool pause_writes_only_ = false;

@@ -3,6 +3,7 @@ every rewritten command family reloading to the same data, rewrites under load, 
 appendonly at run time, torn and corrupt files, and AOF directories exchanged with Debian's
 redis-server 7.0 both ways. Crash loops: test_aof_crash.py; the fork-less rewrite:
 test_aof_rewrite.py."""
+import contextlib
 import os
 import shutil
 import threading
@@ -225,10 +226,10 @@ def test_keys_expired_while_down_stay_gone(start_server):
     assert b"DEL" in incr_file(s).read_bytes() or c.dbsize() == 2
 
 
-def test_bgrewriteaof_under_write_load(start_server):
-    s = start_aof(start_server, "--appendfsync", "everysec")
-    c = s.client()
-    populate(c)
+@contextlib.contextmanager
+def write_load(s, prefix="k", keys=500):
+    """A client thread writing while the block runs: INCR counter, RPUSH log <i> and SET
+    <prefix><i % keys> <i>, so counter == LLEN log. Its errors fail the test at the end."""
     stop = threading.Event()
     errors = []
 
@@ -239,7 +240,7 @@ def test_bgrewriteaof_under_write_load(start_server):
             while not stop.is_set():
                 w.incr("counter")
                 w.rpush("log", i)
-                w.set(f"k{i % 500}", i)
+                w.set(f"{prefix}{i % keys}", i)
                 i += 1
         except Exception as e:  # surfaced below
             errors.append(e)
@@ -247,6 +248,18 @@ def test_bgrewriteaof_under_write_load(start_server):
     t = threading.Thread(target=writer)
     t.start()
     try:
+        yield
+    finally:
+        stop.set()
+        t.join()
+    assert not errors
+
+
+def test_bgrewriteaof_under_write_load(start_server):
+    s = start_aof(start_server, "--appendfsync", "everysec")
+    c = s.client()
+    populate(c)
+    with write_load(s):
         time.sleep(0.2)
         assert c.bgrewriteaof() in ("Background append only file rewriting started", True)
         assert wait_rewrite(c)["aof_last_bgrewrite_status"] == "ok"
@@ -256,10 +269,6 @@ def test_bgrewriteaof_under_write_load(start_server):
             c.bgrewriteaof()
         wait_rewrite(c)
         time.sleep(0.1)
-    finally:
-        stop.set()
-        t.join()
-    assert not errors
     before = digest(c)
     assert c.info("persistence")["aof_rewrites"] >= 1
     names = sorted(os.listdir(aof_dir(s)))

@@ -1,0 +1,363 @@
+// Cluster mode: the node table, slots, state, the config file, the cron and redirections
+// (see cluster.h).
+#include "cluster/cluster.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "cluster/cluster_link.h"
+#include "cluster/nodes_file.h"
+#include "commands/command_table.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/random_hex.h"
+#include "persistence/file_io.h"
+#include "replication/replication.h"
+#include "server/config.h"
+#include "server/server.h"
+
+namespace vireo {
+
+Cluster::Cluster(Server& server) : server_(server) {
+  bus_watcher_ = {&Cluster::OnBusAccept, this};
+}
+
+Cluster::~Cluster() {
+  for (auto& l : links_) l->Close();
+}
+
+bool Cluster::Init(std::string* error) {
+  const Config& c = server_.config();
+  config_file_ = ConfigValue(c, "cluster-config-file");
+  node_timeout_ms_ = std::max<int64_t>(ConfigValueInt(c, "cluster-node-timeout", 15000), 1);
+  std::ifstream in(config_file_);
+  if (in) {
+    std::stringstream text;
+    text << in.rdbuf();
+    NodesFile file;
+    if (!ParseNodesFile(text.str(), &file, error)) return false;
+    current_epoch_ = file.current_epoch;
+    last_vote_epoch_ = file.last_vote_epoch;
+    for (auto& n : file.nodes) {
+      std::bitset<kClusterSlots> slots = n->slots;
+      n->slots.reset();
+      n->slot_count = 0;
+      ClusterNode* node = AddNode(std::move(n));
+      if (node->flags & kNodeMyself) myself_ = node;
+      for (int s = 0; s < kClusterSlots; ++s) {
+        if (slots[s]) SetSlot(s, node);
+      }
+    }
+    if (myself_ != nullptr) {
+      LogNotice("Node configuration loaded, I'm %.40s", myself_->id.c_str());
+    }
+  }
+  if (myself_ == nullptr) {
+    auto me = std::make_unique<ClusterNode>();
+    me->id = RandomHex(40);
+    me->flags = kNodeMyself | kNodeMaster;
+    myself_ = AddNode(std::move(me));
+    LogNotice("No cluster configuration found, I'm %.40s", myself_->id.c_str());
+  }
+  myself_->port = server_.tcp_port();
+  int64_t cport = ConfigValueInt(c, "cluster-port", 0);
+  myself_->cport = static_cast<int>(cport != 0 ? cport : server_.tcp_port() + 10000);
+  const std::string announce_ip = ConfigValue(c, "cluster-announce-ip");
+  if (!announce_ip.empty()) myself_->ip = announce_ip;
+  if (!ListenBus(error)) return false;
+  UpdateState();
+  SaveConfig();
+  // A replica restarted from its config file follows its primary again.
+  if (myself_->is_replica() && !myself_->master_id.empty()) {
+    ClusterNode* master = Lookup(myself_->master_id);
+    if (master != nullptr) SetMyMaster(master);
+  }
+  return true;
+}
+
+ClusterNode* Cluster::Lookup(std::string_view id) {
+  auto it = nodes_.find(std::string(id));
+  return it == nodes_.end() ? nullptr : it->second.get();
+}
+
+ClusterNode* Cluster::AddNode(std::unique_ptr<ClusterNode> node) {
+  node->created_ms = NowMs();
+  ClusterNode* raw = node.get();
+  nodes_[node->id] = std::move(node);
+  MarkConfigChanged();
+  return raw;
+}
+
+void Cluster::DeleteNode(ClusterNode* node) {
+  if (node == myself_) return;
+  for (int s = 0; s < kClusterSlots; ++s) {
+    if (slots_[static_cast<size_t>(s)] == node) ClearSlot(s);
+  }
+  if (node->link != nullptr) node->link->Close();
+  for (auto& l : links_) {
+    if (l->node() == node) l->DetachNode();
+  }
+  for (auto& [id, other] : nodes_) other->fail_reports.erase(node->id);
+  nodes_.erase(node->id);
+  MarkConfigChanged();
+}
+
+void Cluster::RenameNode(ClusterNode* node, const std::string& id) {
+  auto it = nodes_.find(node->id);
+  std::unique_ptr<ClusterNode> owned = std::move(it->second);
+  nodes_.erase(it);
+  owned->id = id;
+  nodes_[id] = std::move(owned);
+  MarkConfigChanged();
+}
+
+void Cluster::SetSlot(int slot, ClusterNode* owner) {
+  ClusterNode*& cur = slots_[static_cast<size_t>(slot)];
+  if (cur == owner) return;
+  if (cur != nullptr) {
+    cur->slots.reset(static_cast<size_t>(slot));
+    --cur->slot_count;
+  }
+  cur = owner;
+  owner->slots.set(static_cast<size_t>(slot));
+  ++owner->slot_count;
+  MarkConfigChanged();
+}
+
+void Cluster::ClearSlot(int slot) {
+  ClusterNode*& cur = slots_[static_cast<size_t>(slot)];
+  if (cur == nullptr) return;
+  cur->slots.reset(static_cast<size_t>(slot));
+  --cur->slot_count;
+  cur = nullptr;
+  MarkConfigChanged();
+}
+
+int Cluster::MasterCount() const {
+  int n = 0;
+  for (const auto& [id, node] : nodes_) n += node->is_master() && node->slot_count > 0;
+  return n;
+}
+
+void Cluster::UpdateState() {
+  bool ok = true;
+  const bool full = ConfigValue(server_.config(), "cluster-require-full-coverage") != "no";
+  if (full) {
+    for (ClusterNode* owner : slots_) {
+      if (owner == nullptr || owner->failed()) {
+        ok = false;
+        break;
+      }
+    }
+  }
+  // A primary on the minority side of a partition stops serving (it cannot reach a majority
+  // of the primaries).
+  if (ok && myself_->is_master()) {
+    int reachable = 0;
+    int size = 0;
+    for (const auto& [id, node] : nodes_) {
+      if (!node->is_master() || node->slot_count == 0) continue;
+      ++size;
+      if (!(node->flags & (kNodePfail | kNodeFail))) ++reachable;
+    }
+    if (size > 0 && reachable < size / 2 + 1) ok = false;
+  }
+  if (ok != state_ok_) {
+    state_ok_ = ok;
+    LogNotice("Cluster state changed: %s", ok ? "ok" : "fail");
+  }
+}
+
+void Cluster::SetMyMaster(ClusterNode* master) {
+  // A primary giving up its slots becomes an empty replica.
+  for (int s = 0; s < kClusterSlots; ++s) {
+    if (slots_[static_cast<size_t>(s)] == myself_) ClearSlot(s);
+  }
+  myself_->flags = (myself_->flags & ~kNodeMaster) | kNodeReplica;
+  myself_->master_id = master->id;
+  std::string reply;
+  if (!master->ip.empty()) server_.replication().ReplicaOf(master->ip, master->port, &reply);
+  MarkConfigChanged();
+}
+
+void Cluster::BecomeMaster() {
+  myself_->flags = (myself_->flags & ~kNodeReplica) | kNodeMaster;
+  myself_->master_id.clear();
+  std::string reply;
+  server_.replication().ReplicaOf("", 0, &reply);
+  MarkConfigChanged();
+}
+
+std::string Cluster::NodesText(bool for_file) const {
+  std::string out;
+  OpenSlots open{&migrating_, &importing_};
+  for (const auto& [id, node] : nodes_) {
+    if (!for_file && node->in_handshake() && node->id.empty()) continue;
+    bool up = node->link != nullptr && node->link->connected();
+    out += NodeLine(*node, up, open);
+    out += '\n';
+  }
+  if (for_file) {
+    out += "vars currentEpoch " + std::to_string(current_epoch_) + " lastVoteEpoch " +
+           std::to_string(last_vote_epoch_) + "\n";
+  }
+  return out;
+}
+
+void Cluster::SaveConfig() {
+  config_dirty_ = false;
+  std::string error;
+  if (!WriteFileAtomically(config_file_, NodesText(true), &error)) {
+    LogWarning("Could not save the cluster config file: %s", error.c_str());
+  }
+}
+
+void Cluster::Cron() {
+  const int64_t now = NowMs();
+  ++cron_ticks_;
+  node_timeout_ms_ = std::max<int64_t>(ConfigValueInt(server_.config(), "cluster-node-timeout",
+                                                      15000), 1);
+  for (ClusterLink* l : dead_links_) {
+    links_.erase(std::remove_if(links_.begin(), links_.end(),
+                                [l](const auto& p) { return p.get() == l; }),
+                 links_.end());
+  }
+  dead_links_.clear();
+  std::vector<ClusterNode*> stale;
+  for (auto& [id, node] : nodes_) {
+    ClusterNode* n = node.get();
+    if (n == myself_ || (n->flags & kNodeNoAddr)) continue;
+    // A handshake that got no answer within the node timeout is given up.
+    if (n->in_handshake() && now - n->created_ms > std::max<int64_t>(node_timeout_ms_, 1000)) {
+      stale.push_back(n);
+      continue;
+    }
+    if (n->link == nullptr) Connect(n);
+  }
+  for (ClusterNode* n : stale) DeleteNode(n);
+  // Once a second a few random nodes; the one heard from least recently gets a PING.
+  if (cron_ticks_ % 10 == 0 && nodes_.size() > 1) {
+    ClusterNode* oldest = nullptr;
+    for (int i = 0; i < 5; ++i) {
+      auto it = nodes_.begin();
+      std::advance(it, static_cast<long>(static_cast<size_t>(rand()) % nodes_.size()));
+      ClusterNode* n = it->second.get();
+      if (n == myself_ || n->link == nullptr || !n->link->connected() || n->ping_sent_ms != 0 ||
+          n->in_handshake()) {
+        continue;
+      }
+      if (oldest == nullptr || n->pong_received_ms < oldest->pong_received_ms) oldest = n;
+    }
+    if (oldest != nullptr) SendPing(oldest->link, "PING");
+  }
+  for (auto& [id, node] : nodes_) {
+    ClusterNode* n = node.get();
+    if (n == myself_ || n->link == nullptr || n->in_handshake()) continue;
+    // A link with a ping unanswered for half the timeout is suspect: reconnect it.
+    if (n->link->connected() && n->ping_sent_ms != 0 &&
+        now - n->ping_sent_ms > node_timeout_ms_ / 2 &&
+        now - n->data_received_ms > node_timeout_ms_ / 2) {
+      n->link->Close();
+      continue;
+    }
+    if (n->link->connected() && n->ping_sent_ms == 0 &&
+        now - n->pong_received_ms > node_timeout_ms_ / 2) {
+      SendPing(n->link, "PING");
+    }
+  }
+  CheckFailures(now);
+  if (myself_->is_replica()) ReplicaCron(now);
+  UpdateState();
+  if (config_dirty_) SaveConfig();
+}
+
+std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
+                              const std::vector<std::string_view>& args) {
+  const bool asking = (c->flags & kClientAsking) != 0;
+  c->flags &= ~kClientAsking;  // ASKING covers the next command only
+  if (server_.replication().is_master_client(c)) return "";
+  // EXEC: its queued commands were checked when queued.
+  std::vector<int> keys;
+  if (!CommandTable::KeyPositions(*spec, args, &keys) || keys.empty()) return "";
+  int slot = -1;
+  for (int k : keys) {
+    int s = KeyHashSlot(args[static_cast<size_t>(k)]);
+    if (slot == -1) {
+      slot = s;
+    } else if (s != slot) {
+      return "CROSSSLOT Keys in request don't hash to the same slot";
+    }
+  }
+  ClusterNode* owner = slots_[static_cast<size_t>(slot)];
+  const bool write = (spec->flags & kCmdWrite) != 0;
+  if (!state_ok_ && !(ConfigValue(server_.config(), "cluster-allow-reads-when-down") == "yes" &&
+                      !write)) {
+    return owner == nullptr ? "CLUSTERDOWN Hash slot not served" : "CLUSTERDOWN The cluster is down";
+  }
+  if (owner == nullptr) return "CLUSTERDOWN Hash slot not served";
+  auto moved = [&](const char* kind, ClusterNode* to) {
+    return std::string(kind) + " " + std::to_string(slot) + " " + to->ip + ":" +
+           std::to_string(to->port);
+  };
+  Db* db = server_.db(0);
+  if (owner == myself_) {
+    const std::string& target = migrating_[static_cast<size_t>(slot)];
+    if (target.empty()) return "";
+    // Migrating: keys already moved are asked for at the target.
+    size_t missing = 0;
+    for (int k : keys) missing += db->FindRaw(args[static_cast<size_t>(k)]) == nullptr;
+    if (missing == 0) return "";
+    if (missing < keys.size()) return "TRYAGAIN Multiple keys request during rehashing of slot";
+    ClusterNode* to = Lookup(target);
+    return to == nullptr ? "" : moved("ASK", to);
+  }
+  if (asking && !importing_[static_cast<size_t>(slot)].empty()) {
+    size_t missing = 0;
+    for (int k : keys) missing += db->FindRaw(args[static_cast<size_t>(k)]) == nullptr;
+    if (keys.size() > 1 && missing != 0 && missing != keys.size()) {
+      return "TRYAGAIN Multiple keys request during rehashing of slot";
+    }
+    return "";
+  }
+  // READONLY clients read from a replica of the slot's primary.
+  if ((c->flags & kClientReadOnlyReplica) && !write && myself_->is_replica() &&
+      myself_->master_id == owner->id) {
+    return "";
+  }
+  return moved("MOVED", owner);
+}
+
+std::string Cluster::InfoFields() const {
+  int assigned = 0, pfail = 0, fail = 0;
+  for (ClusterNode* owner : slots_) {
+    if (owner == nullptr) continue;
+    ++assigned;
+    pfail += (owner->flags & kNodePfail) != 0;
+    fail += owner->failed();
+  }
+  std::string out;
+  auto line = [&](const std::string& k, const std::string& v) { out += k + ":" + v + "\r\n"; };
+  line("cluster_state", state_ok_ ? "ok" : "fail");
+  line("cluster_slots_assigned", std::to_string(assigned));
+  line("cluster_slots_ok", std::to_string(assigned - pfail - fail));
+  line("cluster_slots_pfail", std::to_string(pfail));
+  line("cluster_slots_fail", std::to_string(fail));
+  line("cluster_known_nodes", std::to_string(nodes_.size()));
+  line("cluster_size", std::to_string(MasterCount()));
+  line("cluster_current_epoch", std::to_string(current_epoch_));
+  const ClusterNode* epoch_node = myself_;
+  if (myself_->is_replica()) {
+    auto it = nodes_.find(myself_->master_id);
+    if (it != nodes_.end()) epoch_node = it->second.get();
+  }
+  line("cluster_my_epoch", std::to_string(epoch_node->config_epoch));
+  line("cluster_stats_messages_sent", std::to_string(messages_sent_));
+  line("cluster_stats_messages_received", std::to_string(messages_received_));
+  line("total_cluster_links_buffer_limit_exceeded", "0");
+  return out;
+}
+
+}  // namespace vireo

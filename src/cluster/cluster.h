@@ -1,0 +1,136 @@
+// Cluster mode: the node table, slot ownership, epochs, the cluster bus and the redirections
+// clients get, as Valkey's cluster specification describes them for clients and tools
+// (CLUSTER commands and their output formats, MOVED/ASK, nodes.conf).
+//
+// The bus between Vireo nodes (cluster-port, default port + 10000) carries RESP arrays:
+// PING/PONG/MEET with the sender's view of itself (ID, addresses, role, epochs, a 2 KB slot
+// bitmap) and gossip about a few other nodes; FAIL, UPDATE, PUBLISH, failover votes. Every
+// node keeps one outbound link per known node and answers on inbound ones.
+//
+// Slots move by config epoch: a primary's claim replaces the known owner's when its epoch is
+// greater, so after a failover or a resharding every node converges on the newest claims.
+//
+// Execution thread only.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/cluster_node.h"
+#include "net/event_loop.h"
+
+namespace vireo {
+
+class Server;
+struct Client;
+struct CommandSpec;
+class ClusterLink;
+class ReplyBuilder;
+
+class Cluster {
+ public:
+  explicit Cluster(Server& server);
+  ~Cluster();
+
+  // Loads (or creates) the config file and opens the bus port; false with *error.
+  bool Init(std::string* error);
+  // The periodic task (every server cron tick).
+  void Cron();
+
+  // --- Clients ------------------------------------------------------------------------------
+  // The redirection or refusal c must get instead of running spec with its args (MOVED,
+  // ASK, CROSSSLOT, TRYAGAIN, CLUSTERDOWN), or "" when it runs here.
+  std::string Redirect(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args);
+  // CLUSTER <subcommand>: the reply, written to r.
+  void Command(Client* c, const std::vector<std::string_view>& args, ReplyBuilder& r);
+  std::string InfoFields() const;
+  // PUBLISH: delivered to the other nodes too.
+  void BroadcastPublish(std::string_view channel, std::string_view message);
+
+  ClusterNode* myself() { return myself_; }
+  ClusterNode* Lookup(std::string_view id);
+  bool state_ok() const { return state_ok_; }
+  ClusterNode* SlotOwner(int slot) const { return slots_[static_cast<size_t>(slot)]; }
+
+ private:
+  friend class ClusterLink;
+
+  // Node table.
+  ClusterNode* AddNode(std::unique_ptr<ClusterNode> node);
+  void DeleteNode(ClusterNode* node);
+  void RenameNode(ClusterNode* node, const std::string& id);
+  void SetSlot(int slot, ClusterNode* owner);
+  void ClearSlot(int slot);
+  int MasterCount() const;  // primaries serving at least one slot (the quorum's base)
+  void UpdateState();
+  void SetMyMaster(ClusterNode* master);
+  void BecomeMaster();
+  void SaveConfig();
+  std::string NodesText(bool for_file) const;
+  void MarkConfigChanged() { config_dirty_ = true; }
+
+  // Bus (cluster_bus.cc).
+  bool ListenBus(std::string* error);
+  static void OnBusAccept(void* obj, uint32_t events);
+  void Connect(ClusterNode* node);
+  void SendPing(ClusterLink* link, const char* type);
+  void BroadcastFail(ClusterNode* node);
+  void SendToMasters(const std::vector<std::string_view>& fields);
+  void HandleMessage(ClusterLink* link, const std::vector<std::string_view>& msg);
+  void HandlePing(ClusterLink* link, const std::vector<std::string_view>& msg);
+  void UpdateSlotsFrom(ClusterNode* sender, std::string_view bitmap, uint64_t epoch);
+  void LinkClosed(ClusterLink* link);
+
+  // Failure detection and failover (cluster_failover.cc).
+  void CheckFailures(int64_t now);
+  void ReplicaCron(int64_t now);
+  void HandleAuthRequest(ClusterLink* link, ClusterNode* sender,
+                         const std::vector<std::string_view>& msg);
+  void StartManualFailover(bool force, bool takeover);
+  void HandleAuthAck(ClusterNode* sender, uint64_t epoch);
+  void PromoteMyself();
+  bool NoFailover() const;  // cluster-replica-no-failover
+
+  // Commands (cluster_commands_impl in cluster_admin.cc).
+  void ReplyNodes(ReplyBuilder& r) const;
+  void ReplySlots(ReplyBuilder& r) const;
+  void ReplyShards(ReplyBuilder& r) const;
+
+  Server& server_;
+  std::map<std::string, std::unique_ptr<ClusterNode>> nodes_;
+  ClusterNode* myself_ = nullptr;
+  std::array<ClusterNode*, kClusterSlots> slots_{};
+  std::array<std::string, kClusterSlots> migrating_;  // target node IDs
+  std::array<std::string, kClusterSlots> importing_;  // source node IDs
+  uint64_t current_epoch_ = 0;
+  uint64_t last_vote_epoch_ = 0;
+  bool state_ok_ = false;
+  bool config_dirty_ = false;
+  std::string config_file_;
+  int64_t node_timeout_ms_ = 15000;
+  int bus_fd_ = -1;
+  IoWatcher bus_watcher_;
+  std::vector<std::unique_ptr<ClusterLink>> links_;
+  std::vector<ClusterLink*> dead_links_;
+  uint64_t cron_ticks_ = 0;
+  uint64_t messages_sent_ = 0;
+  uint64_t messages_received_ = 0;
+  // Failover, replica side.
+  int64_t failover_auth_time_ = 0;
+  int failover_auth_count_ = 0;
+  bool failover_auth_sent_ = false;
+  uint64_t failover_auth_epoch_ = 0;
+  bool manual_failover_ = false;    // primary: a replica asked to take over (mflags in PINGs)
+  bool failover_force_ = false;     // replica: the election does not wait for a FAIL
+  int64_t manual_failover_end_ = 0;
+  int64_t mf_master_offset_ = -1;   // replica: the paused primary's final offset
+  // Primaries' votes: when this node voted for a replica of each primary.
+  std::map<std::string, int64_t> voted_time_;
+};
+
+}  // namespace vireo

@@ -1,0 +1,58 @@
+// One cluster bus connection: outbound to a known node's bus port (it carries our PINGs and
+// their PONGs), or inbound from any node (their PINGs, our PONGs). Messages are RESP arrays;
+// the link buffers both directions and hands each complete message to the cluster.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net/event_loop.h"
+#include "protocol/request_parser.h"
+
+namespace vireo {
+
+class Cluster;
+struct ClusterNode;
+
+class ClusterLink {
+ public:
+  // Takes fd (non-blocking). node: the peer of an outbound link, nullptr for inbound ones.
+  ClusterLink(Cluster* cluster, EventLoop* loop, int fd, ClusterNode* node, bool connecting);
+  ~ClusterLink();
+  ClusterLink(const ClusterLink&) = delete;
+  ClusterLink& operator=(const ClusterLink&) = delete;
+
+  ClusterNode* node() const { return node_; }
+  void DetachNode() { node_ = nullptr; }
+  void AttachNode(ClusterNode* node) { node_ = node; }
+  bool connected() const { return fd_ >= 0 && !connecting_; }
+  bool inbound() const { return inbound_; }
+  int fd() const { return fd_; }
+  // Queues one message (an array of bulk strings); sent as the socket allows.
+  void Send(const std::vector<std::string_view>& fields);
+  // Closes the socket and tells the cluster (the link object is freed by the cluster later).
+  void Close();
+
+ private:
+  static void OnEvent(void* obj, uint32_t events);
+  void HandleEvent(uint32_t events);
+  void Flush();
+
+  Cluster* cluster_;
+  EventLoop* loop_;
+  int fd_;
+  ClusterNode* node_;
+  bool inbound_;
+  bool connecting_;
+  bool watching_write_ = false;
+  IoWatcher watcher_;
+  std::string in_;
+  std::string out_;
+  RequestParser parser_;
+};
+
+// RESP array of bulk strings, as on the client protocol.
+std::string EncodeBusMessage(const std::vector<std::string_view>& fields);
+
+}  // namespace vireo

@@ -1,0 +1,118 @@
+// CLUSTER, ASKING, READONLY and READWRITE (the cluster itself is cluster/cluster.h).
+#include "cluster/cluster.h"
+#include "commands/context.h"
+#include "commands/registry.h"
+#include "server/server.h"
+
+namespace vireo {
+namespace {
+
+constexpr const char* kDisabled = "ERR This instance has cluster support disabled";
+
+void CmdCluster(CommandContext& ctx) {
+  Cluster* cluster = ctx.server.cluster();
+  if (cluster == nullptr) {
+    ctx.reply.Error(kDisabled);
+    return;
+  }
+  cluster->Command(&ctx.client, ctx.args, ctx.reply);
+}
+
+void CmdAsking(CommandContext& ctx) {
+  if (ctx.server.cluster() == nullptr) {
+    ctx.reply.Error(kDisabled);
+    return;
+  }
+  ctx.client.flags |= kClientAsking;
+  ctx.reply.Ok();
+}
+
+void CmdReadonly(CommandContext& ctx) {
+  if (ctx.server.cluster() == nullptr) {
+    ctx.reply.Error(kDisabled);
+    return;
+  }
+  ctx.client.flags |= kClientReadOnlyReplica;
+  ctx.reply.Ok();
+}
+
+void CmdReadwrite(CommandContext& ctx) {
+  if (ctx.server.cluster() == nullptr) {
+    ctx.reply.Error(kDisabled);
+    return;
+  }
+  ctx.client.flags &= ~kClientReadOnlyReplica;
+  ctx.reply.Ok();
+}
+
+}  // namespace
+
+void RegisterClusterCommands(CommandTable& t) {
+  const uint64_t admin = kAclAdmin | kAclSlow | kAclDangerous;
+  const uint32_t admin_flags = kCmdAdmin | kCmdStale;
+  const uint32_t info_flags = kCmdStale;
+  CommandSpec cluster{.name = "cluster", .arity = -2, .acl = kAclSlow, .group = "cluster",
+                      .summary = "A container for Redis Cluster commands.", .since = "3.0.0",
+                      .complexity = "Depends on subcommand."};
+  struct Sub {
+    const char* name;
+    int arity;
+    bool admin;
+    const char* summary;
+  };
+  static const Sub kSubs[] = {
+      {"addslots", -3, true, "Assigns new hash slots to a node."},
+      {"addslotsrange", -4, true, "Assigns new hash slot ranges to a node."},
+      {"bumpepoch", 2, true, "Advances the cluster config epoch."},
+      {"count-failure-reports", 3, true,
+       "Returns the number of active failure reports active for a node."},
+      {"countkeysinslot", 3, false, "Returns the number of keys in a hash slot."},
+      {"delslots", -3, true, "Sets hash slots as unbound for a node."},
+      {"delslotsrange", -4, true, "Sets hash slot ranges as unbound for a node."},
+      {"failover", -2, true, "Forces a replica to perform a manual failover of its master."},
+      {"flushslots", 2, true, "Deletes all slots information from a node."},
+      {"forget", 3, true, "Removes a node from the nodes table."},
+      {"getkeysinslot", 4, false, "Returns the key names in a hash slot."},
+      {"help", 2, false, "Returns helpful text about the different subcommands."},
+      {"info", 2, false, "Returns information about the state of a node."},
+      {"keyslot", 3, false, "Returns the hash slot for a key."},
+      {"links", 2, false, "Returns a list of all TCP links to and from peer nodes."},
+      {"meet", -4, true, "Forces a node to handshake with another node."},
+      {"myid", 2, false, "Returns the ID of a node."},
+      {"myshardid", 2, false, "Returns the shard ID of a node."},
+      {"nodes", 2, false, "Returns the cluster configuration for a node."},
+      {"replicas", 3, true, "Lists the replica nodes of a master node."},
+      {"replicate", 3, true, "Configure a node as replica of a master node."},
+      {"reset", -2, true, "Resets a node."},
+      {"saveconfig", 2, true, "Forces a node to save the cluster configuration to disk."},
+      {"set-config-epoch", 3, true, "Sets the configuration epoch for a new node."},
+      {"setslot", -4, true, "Binds a hash slot to a node."},
+      {"shards", 2, false, "Returns the mapping of cluster slots to shards."},
+      {"slaves", 3, true, "Lists the replica nodes of a master node."},
+      {"slots", 2, false, "Returns the mapping of cluster slots to nodes."},
+  };
+  for (const Sub& s : kSubs) {
+    cluster.subcommands.push_back(
+        {.name = std::string("cluster|") + s.name, .arity = s.arity,
+         .flags = s.admin ? admin_flags : info_flags, .acl = s.admin ? admin : kAclSlow,
+         .handler = CmdCluster, .group = "cluster", .summary = s.summary, .since = "3.0.0",
+         .complexity = "O(1)"});
+  }
+  t.Add(std::move(cluster));
+  const uint64_t conn = kAclFast | kAclConnection;
+  t.Add({.name = "asking", .arity = 1, .flags = kCmdFast, .acl = conn, .handler = CmdAsking,
+         .group = "cluster", .summary = "Signals that a cluster client is following an -ASK "
+                                        "redirect.",
+         .since = "3.0.0", .complexity = "O(1)"});
+  t.Add({.name = "readonly", .arity = 1, .flags = kCmdLoading | kCmdStale | kCmdFast,
+         .acl = conn, .handler = CmdReadonly, .group = "cluster",
+         .summary = "Enables read-only queries for a connection to a Redis Cluster replica node.",
+         .since = "3.0.0", .complexity = "O(1)"});
+  t.Add({.name = "readwrite", .arity = 1, .flags = kCmdLoading | kCmdStale | kCmdFast,
+         .acl = conn, .handler = CmdReadwrite, .group = "cluster",
+         .summary = "Enables read-write queries for a connection to a Reids Cluster replica "
+                    "node.",
+         .since = "3.0.0", .complexity = "O(1)"});
+}
+
+}  // namespace vireo
