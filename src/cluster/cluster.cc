@@ -172,6 +172,11 @@ void Cluster::UpdateState() {
 }
 
 void Cluster::SetMyMaster(ClusterNode* master) {
+  // A primary handing over by hand stops holding its clients.
+  if (manual_failover_) {
+    manual_failover_ = false;
+    server_.Unpause();
+  }
   // A primary giving up its slots becomes an empty replica.
   for (int s = 0; s < kClusterSlots; ++s) {
     if (slots_[static_cast<size_t>(s)] == myself_) ClearSlot(s);
@@ -181,6 +186,15 @@ void Cluster::SetMyMaster(ClusterNode* master) {
   std::string reply;
   if (!master->ip.empty()) server_.replication().ReplicaOf(master->ip, master->port, &reply);
   MarkConfigChanged();
+  PingAll();  // the new role is news for everyone
+}
+
+void Cluster::PingAll() {
+  for (auto& l : links_) {
+    if (!l->inbound() && l->connected() && l->node() != nullptr && !l->node()->in_handshake()) {
+      SendPing(l.get(), "PING");
+    }
+  }
 }
 
 void Cluster::BecomeMaster() {
@@ -276,7 +290,7 @@ void Cluster::Cron() {
 
 std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
                               const std::vector<std::string_view>& args) {
-  const bool asking = (c->flags & kClientAsking) != 0;
+  const bool asking = (c->flags & kClientAsking) != 0 || (spec->flags & kCmdAsking) != 0;
   c->flags &= ~kClientAsking;  // ASKING covers the next command only
   if (server_.replication().is_master_client(c)) return "";
   // EXEC: its queued commands were checked when queued.

@@ -69,6 +69,7 @@ class Cluster {
   int MasterCount() const;  // primaries serving at least one slot (the quorum's base)
   void UpdateState();
   void SetMyMaster(ClusterNode* master);
+  void PingAll();
   void BecomeMaster();
   void SaveConfig();
   std::string NodesText(bool for_file) const;

@@ -384,7 +384,7 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
             return;
           }
         }
-        if (slots_[s] == myself_ && n != myself_) migrating_[s].clear();
+        if (n != myself_) migrating_[s].clear();
         // The importing node takes the slot in a new epoch of its own, so the claim wins
         // everywhere without a vote.
         if (n == myself_ && !importing_[s].empty()) {

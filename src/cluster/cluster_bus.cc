@@ -328,6 +328,7 @@ void Cluster::HandleMessage(ClusterLink* link, const std::vector<std::string_vie
     HandleAuthRequest(link, sender, msg);
   } else if (type == "MFSTART" && myself_->is_master() && sender->master_id == myself_->id) {
     // A replica of ours takes over by hand: writes pause until it has everything.
+    LogNotice("Manual failover requested by replica %.40s.", sender->id.c_str());
     manual_failover_ = true;
     manual_failover_end_ = NowMs() + 5000;
     server_.Pause(manual_failover_end_, true);
@@ -403,6 +404,10 @@ void Cluster::HandlePing(ClusterLink* link, const std::vector<std::string_view>&
   sender->repl_offset = Num(msg[9]);
   if (msg[11] == "1" && myself_->is_replica() && sender->id == myself_->master_id &&
       manual_failover_end_ != 0) {
+    if (mf_master_offset_ < 0) {
+      LogNotice("Received replication offset for paused master manual failover: %lld",
+                static_cast<long long>(sender->repl_offset));
+    }
     mf_master_offset_ = sender->repl_offset;
   }
   if (type == "PONG" && link->node() == sender) {
@@ -482,7 +487,10 @@ void Cluster::UpdateSlotsFrom(ClusterNode* sender, std::string_view bitmap, uint
     if (!BitmapHas(bitmap, s)) continue;
     ClusterNode* cur = slots_[s];
     if (cur == sender || !importing_[s].empty()) continue;
-    if (cur == nullptr || cur->config_epoch < epoch) SetSlot(static_cast<int>(s), sender);
+    if (cur == nullptr || cur->config_epoch < epoch) {
+      if (cur == myself_) migrating_[s].clear();  // the move finished elsewhere
+      SetSlot(static_cast<int>(s), sender);
+    }
   }
   // A primary whose every slot went to a newer claim follows that node as its replica (the
   // old primary after a failover); so does a replica whose primary lost them all.

@@ -194,9 +194,7 @@ void Cluster::PromoteMyself() {
   UpdateState();
   SaveConfig();
   // Everyone hears the new claim now rather than at the next ping.
-  for (auto& l : links_) {
-    if (!l->inbound() && l->connected()) SendPing(l.get(), "PONG");
-  }
+  PingAll();
 }
 
 void Cluster::StartManualFailover(bool force, bool takeover) {

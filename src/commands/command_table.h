@@ -38,6 +38,7 @@ enum CommandFlag : uint32_t {
   kCmdSentinel = 1u << 17,
   kCmdNoMandatoryKeys = 1u << 18,
   kCmdProtected = 1u << 19,  // DEBUG/MODULE: gated by enable-*-command
+  kCmdAsking = 1u << 20,     // RESTORE-ASKING: runs as if ASKING came first (cluster)
 };
 
 // ACL categories, as in ACL CAT.

@@ -68,6 +68,22 @@ bool GeoRadius(const Args& args, std::vector<int>* out) {
   return true;
 }
 
+// MIGRATE host port key|"" db timeout [COPY] [REPLACE] [AUTH pw] [AUTH2 user pw] [KEYS k ...]:
+// the key argument, or (when it is empty) what follows the last KEYS.
+bool Migrate(const Args& args, std::vector<int>* out) {
+  if (args.size() < 6) return false;
+  if (!args[3].empty()) {
+    out->push_back(3);
+    return true;
+  }
+  for (size_t i = args.size() - 1; i >= 6; --i) {
+    if (!EqualsIgnoreCase(args[i], "keys")) continue;
+    for (size_t k = i + 1; k < args.size(); ++k) out->push_back(static_cast<int>(k));
+    return true;
+  }
+  return true;
+}
+
 using Finder = bool (*)(const Args&, std::vector<int>*);
 
 bool Script(const Args& a, std::vector<int>* o) { return NumKeys(a, 2, o, true); }
@@ -95,6 +111,7 @@ const std::unordered_map<std::string, Finder>& Finders() {
       {"xread", [](const Args& a, std::vector<int>* o) { return Streams(a, 1, o); }},
       {"xreadgroup", [](const Args& a, std::vector<int>* o) { return Streams(a, 4, o); }},
       {"sort", Sort},
+      {"migrate", Migrate},
       {"sort_ro", [](const Args&, std::vector<int>* o) { o->push_back(1); return true; }},
       {"georadius", GeoRadius},
       {"georadiusbymember", GeoRadius},

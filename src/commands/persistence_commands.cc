@@ -240,7 +240,7 @@ void RegisterPersistenceCommands(CommandTable& t) {
                        "the number of Redis objects composing the value and M their average "
                        "size. For small string values the time complexity is thus O(1)+O(1*M) "
                        "where M is small, so simply O(1)."});
-  t.Add({.name = "restore",
+  CommandSpec restore{.name = "restore",
          .arity = -4,
          .flags = kCmdWrite | kCmdDenyOom,
          .acl = kAclKeyspace | kAclWrite | kAclSlow | kAclDangerous,
@@ -256,7 +256,14 @@ void RegisterPersistenceCommands(CommandTable& t) {
                        "value and M their average size. For small string values the time "
                        "complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However "
                        "for sorted set values the complexity is O(N*M*log(N)) because inserting "
-                       "values into sorted sets is O(log(N))."});
+                       "values into sorted sets is O(log(N))."};
+  t.Add(restore);
+  // What MIGRATE sends in a cluster: RESTORE that acts as if ASKING came first.
+  restore.name = "restore-asking";
+  restore.flags |= kCmdAsking;
+  restore.summary = "An internal command for migrating keys in a cluster.";
+  restore.since = "3.0.0";
+  t.Add(std::move(restore));
 }
 
 }  // namespace vireo

@@ -28,6 +28,7 @@ void RegisterAllCommands() {
   RegisterPersistenceCommands(t);
   RegisterReplicationCommands(t);
   RegisterClusterCommands(t);
+  RegisterMigrateCommand(t);
   RegisterLatencyCommands(t);
 }
 

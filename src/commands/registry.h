@@ -11,6 +11,7 @@ inline constexpr const char* kCompatVersion = "7.2.4";
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterReplicationCommands(CommandTable& t);
 void RegisterClusterCommands(CommandTable& t);
+void RegisterMigrateCommand(CommandTable& t);
 void RegisterStringCommands(CommandTable& t);
 void RegisterKeyCommands(CommandTable& t);
 void RegisterExpireCommands(CommandTable& t);

@@ -177,35 +177,11 @@ void AofIncrsToHistory(AofManifest* m, bool keep_last) {
 
 bool PersistAofManifest(const std::string& dir, std::string_view appendfilename,
                         const AofManifest& m, std::string* error) {
-  std::string name = AofManifestName(appendfilename);
-  std::string tmp = dir + "/temp-" + name;
-  std::string path = dir + "/" + name;
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *error = "Can't open the AOF manifest file " + tmp + ": " + strerror(errno);
+  const std::string path = dir + "/" + AofManifestName(appendfilename);
+  std::string why;
+  if (!WriteFileAtomically(path, FormatAofManifest(m), &why)) {
+    *error = "Error writing the AOF manifest file " + path + ": " + why;
     return false;
-  }
-  const std::string text = FormatAofManifest(m);
-  bool ok = WriteAll(fd, text.data(), text.size()) && fsync(fd) == 0;
-  int saved = errno;
-  if (close(fd) != 0 && ok) {
-    ok = false;
-    saved = errno;
-  }
-  if (ok && rename(tmp.c_str(), path.c_str()) != 0) {
-    ok = false;
-    saved = errno;
-  }
-  if (!ok) {
-    unlink(tmp.c_str());
-    *error = "Error writing the AOF manifest file " + path + ": " + strerror(saved);
-    return false;
-  }
-  // The rename is durable only once the directory entry is.
-  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    fsync(dfd);
-    close(dfd);
   }
   return true;
 }

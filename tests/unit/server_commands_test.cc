@@ -357,7 +357,8 @@ TEST_F(CommandTest, ServerSlowlog) {
   std::string r = Run({"slowlog", "get", "2"});
   EXPECT_EQ(r.find("*2\r\n*6\r\n:2\r\n:"), 0u) << r;
   EXPECT_TRUE(Contains(r, "*6\r\n:1\r\n:")) << r;
-  EXPECT_TRUE(Contains(r, "*2\r\n" + Bulk("echo") + Bulk("hello") + Bulk("") + Bulk("me")));
+  // A client without a socket (as a script's) shows Valkey's "?:0" as its address.
+  EXPECT_TRUE(Contains(r, "*2\r\n" + Bulk("echo") + Bulk("hello") + Bulk("?:0") + Bulk("me")));
   EXPECT_EQ(Run({"slowlog", "get", "-1"}).substr(0, 4), "*4\r\n");
   EXPECT_EQ(Run({"slowlog", "get", "abc"}),
             Err("ERR count should be greater than or equal to -1"));
