@@ -1,6 +1,7 @@
 // Replication, the primary's side: the stream, the backlog, PSYNC, the snapshot transfer,
 // acks and WAIT (see replication.h).
 #include <fcntl.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,8 +22,7 @@
 namespace vireo {
 namespace {
 
-// A replica's file transfer tops its output up to this much per event-loop turn.
-constexpr size_t kBulkChunk = 1 << 20;
+// A replica's file transfer sends at most this much per event-loop turn.
 constexpr int64_t kBulkBudgetPerTurn = 32 << 20;
 
 }  // namespace
@@ -203,23 +203,27 @@ void Replication::Pump() {
   for (auto& r : replicas_) {
     if (r->state != ReplicaState::kSendBulk) continue;
     Client* c = r->client;
+    // The $<len> header (and anything queued before it) goes out first; then the file moves
+    // from the page cache to the socket with sendfile, no copy through user space. A full
+    // socket leaves the rest for the next turn (the loop does not sleep while transferring).
+    if (c->conn.PendingOutput() > 0 && c->conn.Flush() != Connection::WriteResult::kDone) {
+      server_.QueueWrite(c);
+      continue;
+    }
     int64_t budget = kBulkBudgetPerTurn;
-    while (budget > 0 && r->file_sent < r->file_size && c->conn.PendingOutput() < kBulkChunk) {
-      size_t want = static_cast<size_t>(std::min<int64_t>(kBulkChunk, r->file_size - r->file_sent));
-      std::string* out = c->conn.Output();
-      size_t at = out->size();
-      out->resize(at + want);
-      ssize_t n = pread(r->fd, out->data() + at, want, r->file_sent);
+    while (budget > 0 && r->file_sent < r->file_size) {
+      off_t off = static_cast<off_t>(r->file_sent);
+      const size_t want = static_cast<size_t>(std::min<int64_t>(budget, r->file_size - r->file_sent));
+      ssize_t n = sendfile(c->conn.fd(), r->fd, &off, want);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
       if (n <= 0) {
-        out->resize(at);
-        LogWarning("Read error sending DB to replica: %s", n < 0 ? strerror(errno) : "EOF");
+        LogWarning("Write error sending DB to replica: %s", n < 0 ? strerror(errno) : "EOF");
         server_.CloseClientAsync(c);
         break;
       }
-      out->resize(at + static_cast<size_t>(n));
       r->file_sent += n;
       budget -= n;
-      if (c->conn.Flush() != Connection::WriteResult::kDone) break;
     }
     if (r->file_sent == r->file_size) {
       close(r->fd);
@@ -230,8 +234,8 @@ void Replication::Pump() {
       r->state = ReplicaState::kOnline;
       r->ack_ms = NowMs();
       LogNotice("Synchronization with replica %s succeeded", c->addr.c_str());
+      server_.QueueWrite(c);
     }
-    server_.QueueWrite(c);
   }
 }
 
