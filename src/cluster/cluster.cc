@@ -336,8 +336,10 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
     }
     return "";
   }
-  // READONLY clients read from a replica of the slot's primary.
-  if ((c->flags & kClientReadOnlyReplica) && !write && myself_->is_replica() &&
+  // READONLY clients read from a replica of the slot's primary; shard channels are served by
+  // replicas without it, as in Valkey.
+  if (((c->flags & kClientReadOnlyReplica) || (spec->flags & kCmdPubSub)) && !write &&
+      myself_->is_replica() &&
       myself_->master_id == owner->id) {
     return "";
   }

@@ -49,8 +49,10 @@ class Cluster {
   // CLUSTER <subcommand>: the reply, written to r.
   void Command(Client* c, const std::vector<std::string_view>& args, ReplyBuilder& r);
   std::string InfoFields() const;
-  // PUBLISH: delivered to the other nodes too.
+  // PUBLISH: delivered to the other nodes too; SPUBLISH: to the other nodes of this shard
+  // (the slot's primary and its replicas).
   void BroadcastPublish(std::string_view channel, std::string_view message);
+  void ShardPublish(std::string_view channel, std::string_view message);
 
   ClusterNode* myself() { return myself_; }
   ClusterNode* Lookup(std::string_view id);

@@ -290,6 +290,17 @@ void Cluster::BroadcastPublish(std::string_view channel, std::string_view messag
   }
 }
 
+void Cluster::ShardPublish(std::string_view channel, std::string_view message) {
+  const std::string& shard = myself_->is_replica() ? myself_->master_id : myself_->id;
+  for (auto& l : links_) {
+    ClusterNode* n = l->node();
+    if (l->inbound() || !l->connected() || n == nullptr || n->in_handshake()) continue;
+    if (n->id != shard && n->master_id != shard) continue;
+    l->Send({"SPUBLISH", myself_->id, channel, message});
+    ++messages_sent_;
+  }
+}
+
 void Cluster::HandleMessage(ClusterLink* link, const std::vector<std::string_view>& msg) {
   ++messages_received_;
   const std::string_view type = msg[0];
@@ -317,6 +328,8 @@ void Cluster::HandleMessage(ClusterLink* link, const std::vector<std::string_vie
     }
   } else if (type == "PUBLISH" && msg.size() == 4) {
     server_.pubsub().Publish(server_, PubSubSpace::kGlobal, msg[2], msg[3]);
+  } else if (type == "SPUBLISH" && msg.size() == 4) {
+    server_.pubsub().Publish(server_, PubSubSpace::kShard, msg[2], msg[3]);
   } else if (type == "UPDATE" && msg.size() == 6 && msg[5].size() == kBitmapBytes) {
     ClusterNode* node = Lookup(msg[3]);
     uint64_t epoch = static_cast<uint64_t>(Num(msg[4]));

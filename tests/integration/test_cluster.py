@@ -270,3 +270,18 @@ def test_publish_reaches_every_node(start_server):
 
     assert wait_for(got)["data"] == "hello"
     sub.close()
+
+
+def test_spublish_reaches_the_shards_replica(start_server):
+    nodes = start_nodes(start_server, 6)
+    create(nodes, replicas=1)
+    channel = "orders"
+    slot = client(nodes[0]).execute_command("CLUSTER", "KEYSLOT", channel)
+    owner = next(n for n in nodes if node_role(n) == "master" and _owned(client(n), slot))
+    replica = next(n for n in nodes if node_role(n) == "slave" and
+                   client(n).execute_command("ROLE")[2] == owner.port)
+    # redis-py 4.3 does not know shard channels: a raw connection instead.
+    with replica.raw() as sub:
+        assert sub.call("SSUBSCRIBE", channel) == [b"ssubscribe", channel.encode(), 1]
+        client(owner).execute_command("SPUBLISH", channel, "one")
+        assert sub.read_reply() == [b"smessage", channel.encode(), b"one"]
