@@ -294,7 +294,8 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
   c->flags &= ~kClientAsking;  // ASKING covers the next command only
   if (server_.replication().is_master_client(c)) return "";
   // EXEC: its queued commands were checked when queued.
-  std::vector<int> keys;
+  // Reused across commands: no allocation per command once warm.
+  std::vector<int>& keys = key_positions_;
   if (!CommandTable::KeyPositions(*spec, args, &keys) || keys.empty()) return "";
   int slot = -1;
   for (int k : keys) {

@@ -121,6 +121,7 @@ class Cluster {
   std::vector<std::unique_ptr<ClusterLink>> links_;
   std::vector<ClusterLink*> dead_links_;
   uint64_t cron_ticks_ = 0;
+  std::vector<int> key_positions_;  // Redirect's scratch
   uint64_t messages_sent_ = 0;
   uint64_t messages_received_ = 0;
   // Failover, replica side.

@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/numbers.h"
 #include "net/socket.h"
+#include "protocol/command_encoder.h"
 #include "replication/replication.h"
 #include "server/server.h"
 
@@ -21,19 +22,6 @@ namespace {
 
 constexpr size_t kHeaderFields = 12;
 constexpr size_t kGossipFields = 7;
-constexpr size_t kBitmapBytes = kClusterSlots / 8;
-
-std::string SlotBitmap(const std::bitset<kClusterSlots>& slots) {
-  std::string out(kBitmapBytes, '\0');
-  for (size_t i = 0; i < static_cast<size_t>(kClusterSlots); ++i) {
-    if (slots[i]) out[i / 8] = static_cast<char>(out[i / 8] | (1 << (i % 8)));
-  }
-  return out;
-}
-
-bool BitmapHas(std::string_view bitmap, size_t slot) {
-  return (static_cast<unsigned char>(bitmap[slot / 8]) >> (slot % 8)) & 1;
-}
 
 int64_t Num(std::string_view s) {
   int64_t v = 0;
@@ -50,14 +38,16 @@ uint32_t WireFlags(uint32_t flags) { return flags & ~(kNodeMyself | kNodeMeet); 
 
 }  // namespace
 
-std::string EncodeBusMessage(const std::vector<std::string_view>& fields) {
-  std::string out = "*" + std::to_string(fields.size()) + "\r\n";
-  for (std::string_view f : fields) {
-    out += "$" + std::to_string(f.size()) + "\r\n";
-    out.append(f);
-    out += "\r\n";
+std::string SlotBitmap(const std::bitset<kClusterSlots>& slots) {
+  std::string out(kBitmapBytes, '\0');
+  for (size_t i = 0; i < static_cast<size_t>(kClusterSlots); ++i) {
+    if (slots[i]) out[i / 8] = static_cast<char>(out[i / 8] | (1 << (i % 8)));
   }
   return out;
+}
+
+bool BitmapHas(std::string_view bitmap, size_t slot) {
+  return (static_cast<unsigned char>(bitmap[slot / 8]) >> (slot % 8)) & 1;
 }
 
 // --- ClusterLink ---------------------------------------------------------------------------
@@ -88,7 +78,7 @@ void ClusterLink::OnEvent(void* obj, uint32_t events) {
 
 void ClusterLink::Send(const std::vector<std::string_view>& fields) {
   if (fd_ < 0) return;
-  out_ += EncodeBusMessage(fields);
+  AppendRespCommand(&out_, fields);
   if (!connecting_) Flush();
 }
 

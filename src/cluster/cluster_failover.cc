@@ -13,17 +13,6 @@
 #include "server/server.h"
 
 namespace vireo {
-namespace {
-
-std::string Bitmap(const std::bitset<kClusterSlots>& slots) {
-  std::string out(kClusterSlots / 8, '\0');
-  for (size_t i = 0; i < static_cast<size_t>(kClusterSlots); ++i) {
-    if (slots[i]) out[i / 8] = static_cast<char>(out[i / 8] | (1 << (i % 8)));
-  }
-  return out;
-}
-
-}  // namespace
 
 void Cluster::CheckFailures(int64_t now) {
   const int needed = MasterCount() / 2 + 1;
@@ -113,7 +102,7 @@ void Cluster::ReplicaCron(int64_t now) {
     LogNotice("Starting a failover election for epoch %llu.",
               static_cast<unsigned long long>(current_epoch_));
     const std::string epoch = std::to_string(current_epoch_);
-    const std::string bitmap = Bitmap(master->slots);
+    const std::string bitmap = SlotBitmap(master->slots);
     SendToMasters({"AUTH_REQUEST", myself_->id, epoch, master->id, bitmap,
                    failover_force_ ? "1" : "0"});
     return;
@@ -157,7 +146,7 @@ void Cluster::HandleAuthRequest(ClusterLink* link, ClusterNode* sender,
   if (voted != voted_time_.end() && now - voted->second < 2 * node_timeout_ms_) return;
   // A claim older than what we know for any of those slots is refused.
   for (size_t s = 0; s < static_cast<size_t>(kClusterSlots); ++s) {
-    if (!((static_cast<unsigned char>(msg[4][s / 8]) >> (s % 8)) & 1)) continue;
+    if (!BitmapHas(msg[4], s)) continue;
     ClusterNode* owner = slots_[s];
     if (owner != nullptr && owner->config_epoch > static_cast<uint64_t>(req_epoch)) return;
   }

@@ -3,10 +3,12 @@
 // the link buffers both directions and hands each complete message to the cluster.
 #pragma once
 
+#include <bitset>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/crc16.h"
 #include "net/event_loop.h"
 #include "protocol/request_parser.h"
 
@@ -52,7 +54,9 @@ class ClusterLink {
   RequestParser parser_;
 };
 
-// RESP array of bulk strings, as on the client protocol.
-std::string EncodeBusMessage(const std::vector<std::string_view>& fields);
+// The slot set as a bus message carries it: 2 KB, bit s%8 of byte s/8 set when slot s is.
+inline constexpr size_t kBitmapBytes = kClusterSlots / 8;
+std::string SlotBitmap(const std::bitset<kClusterSlots>& slots);
+bool BitmapHas(std::string_view bitmap, size_t slot);
 
 }  // namespace vireo

@@ -9,38 +9,31 @@ namespace {
 
 constexpr const char* kDisabled = "ERR This instance has cluster support disabled";
 
+// Cluster commands answer the same error on a server without cluster mode.
+bool RequireCluster(CommandContext& ctx) {
+  if (ctx.server.cluster() != nullptr) return true;
+  ctx.reply.Error(kDisabled);
+  return false;
+}
+
 void CmdCluster(CommandContext& ctx) {
-  Cluster* cluster = ctx.server.cluster();
-  if (cluster == nullptr) {
-    ctx.reply.Error(kDisabled);
-    return;
-  }
-  cluster->Command(&ctx.client, ctx.args, ctx.reply);
+  if (RequireCluster(ctx)) ctx.server.cluster()->Command(&ctx.client, ctx.args, ctx.reply);
 }
 
 void CmdAsking(CommandContext& ctx) {
-  if (ctx.server.cluster() == nullptr) {
-    ctx.reply.Error(kDisabled);
-    return;
-  }
+  if (!RequireCluster(ctx)) return;
   ctx.client.flags |= kClientAsking;
   ctx.reply.Ok();
 }
 
 void CmdReadonly(CommandContext& ctx) {
-  if (ctx.server.cluster() == nullptr) {
-    ctx.reply.Error(kDisabled);
-    return;
-  }
+  if (!RequireCluster(ctx)) return;
   ctx.client.flags |= kClientReadOnlyReplica;
   ctx.reply.Ok();
 }
 
 void CmdReadwrite(CommandContext& ctx) {
-  if (ctx.server.cluster() == nullptr) {
-    ctx.reply.Error(kDisabled);
-    return;
-  }
+  if (!RequireCluster(ctx)) return;
   ctx.client.flags &= ~kClientReadOnlyReplica;
   ctx.reply.Ok();
 }

@@ -15,6 +15,7 @@
 #include "common/numbers.h"
 #include "net/socket.h"
 #include "persistence/rdb_writer.h"
+#include "protocol/command_encoder.h"
 #include "server/server.h"
 
 namespace vireo {
@@ -31,19 +32,19 @@ class TargetLink {
       int so_error = 0;
       socklen_t len = sizeof(so_error);
       getsockopt(fd_, SOL_SOCKET, SO_ERROR, &so_error, &len);
-      if (so_error != 0) Close();
+      // A refused connection shows at the first write, as in Valkey.
+      if (so_error != 0) {
+        Close();
+        refused_ = true;
+      }
     }
   }
   ~TargetLink() { Close(); }
   bool ok() const { return fd_ >= 0; }
+  bool refused() const { return refused_; }
 
   bool Send(const std::vector<std::string_view>& args) {
-    std::string out = "*" + std::to_string(args.size()) + "\r\n";
-    for (std::string_view a : args) {
-      out += "$" + std::to_string(a.size()) + "\r\n";
-      out.append(a);
-      out += "\r\n";
-    }
+    const std::string out = RespCommand(args);
     size_t off = 0;
     while (off < out.size()) {
       if (!Wait(POLLOUT)) return false;
@@ -88,6 +89,7 @@ class TargetLink {
   }
 
   int fd_ = -1;
+  bool refused_ = false;
   int64_t timeout_ms_;
   std::string in_;
 };
@@ -127,8 +129,9 @@ void CmdMigrate(CommandContext& ctx) {
     }
   }
   int64_t port, db, timeout;
-  if (!ParseInt64(ctx.arg(2), &port) || !ParseInt64(ctx.arg(4), &db) ||
-      !ParseInt64(ctx.arg(5), &timeout)) {
+  // The port is read leniently, as Valkey's atoi: a bad one fails at the connection.
+  if (!ParseInt64(ctx.arg(2), &port) || port < 0 || port > 65535) port = 0;
+  if (!ParseInt64(ctx.arg(4), &db) || !ParseInt64(ctx.arg(5), &timeout)) {
     ctx.reply.Error(errors::kNotInteger);
     return;
   }
@@ -148,7 +151,8 @@ void CmdMigrate(CommandContext& ctx) {
   }
   TargetLink link(std::string(ctx.arg(1)), static_cast<int>(port), timeout);
   if (!link.ok()) {
-    ctx.reply.Error("IOERR error or timeout connecting to the client");
+    ctx.reply.Error(link.refused() ? "IOERR error or timeout writing to target instance"
+                                   : "IOERR error or timeout connecting to the client");
     return;
   }
   std::string line;

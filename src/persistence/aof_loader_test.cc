@@ -23,7 +23,7 @@ namespace {
 
 std::string Cmd(std::vector<std::string_view> args) {
   std::string out;
-  AppendAofCommand(&out, args.data(), args.size());
+  AppendRespCommand(&out, args.data(), args.size());
   return out;
 }
 

@@ -39,7 +39,7 @@ bool WriteCommandBase(Server& server, int fd, std::string* error) {
   if (server.has_scripts()) {
     for (const std::string& code : server.scripts().functions().Codes()) {
       std::string_view load[] = {"FUNCTION", "LOAD", code};
-      AppendAofCommand(&buf, load, 3);
+      AppendRespCommand(&buf, load, 3);
     }
   }
   for (int i = 0; i < server.db_count() && ok; ++i) {
@@ -47,23 +47,23 @@ bool WriteCommandBase(Server& server, int fd, std::string* error) {
     if (db->Size() == 0) continue;
     std::string index = std::to_string(i);
     std::string_view select[] = {"SELECT", index};
-    AppendAofCommand(&buf, select, 2);
+    AppendRespCommand(&buf, select, 2);
     db->ForEach([&](Entry* e) {
       if (!ok) return;
       std::string_view key = e->Key();
       if (e->type() == ObjType::kString) {
         char tmp[24];
         std::string_view set[] = {"SET", key, StringValue(e, tmp)};
-        AppendAofCommand(&buf, set, 3);
+        AppendRespCommand(&buf, set, 3);
       } else {
         std::string payload = DumpPayload(e, opt);
         std::string_view restore[] = {"RESTORE", key, "0", payload};
-        AppendAofCommand(&buf, restore, 4);
+        AppendRespCommand(&buf, restore, 4);
       }
       if (e->expire_ms != 0) {
         std::string when = std::to_string(e->expire_ms);
         std::string_view expire[] = {"PEXPIREAT", key, when};
-        AppendAofCommand(&buf, expire, 3);
+        AppendRespCommand(&buf, expire, 3);
       }
       if (buf.size() >= (1u << 20)) {
         ok = WriteAll(fd, buf, error);

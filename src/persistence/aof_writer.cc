@@ -86,21 +86,6 @@ class AofWorker {
   std::thread thread_;
 };
 
-void AppendAofCommand(std::string* out, const std::string_view* args, size_t argc) {
-  char num[24];
-  auto header = [&](char type, size_t n) {
-    out->push_back(type);
-    auto r = std::to_chars(num, num + sizeof(num), n);
-    out->append(num, static_cast<size_t>(r.ptr - num));
-    out->append("\r\n", 2);
-  };
-  header('*', argc);
-  for (size_t i = 0; i < argc; ++i) {
-    header('$', args[i].size());
-    out->append(args[i]);
-    out->append("\r\n", 2);
-  }
-}
 
 namespace {
 
@@ -233,10 +218,10 @@ void Aof::Feed(int db, const std::string_view* args, size_t argc) {
   if (db != selected_db_) {
     std::string index = std::to_string(db);
     std::string_view select[] = {"SELECT", index};
-    AppendAofCommand(&buf_, select, 2);
+    AppendRespCommand(&buf_, select, 2);
     selected_db_ = db;
   }
-  AppendAofCommand(&buf_, args, argc);
+  AppendRespCommand(&buf_, args, argc);
 }
 
 void Aof::Flush(bool force) {

@@ -17,6 +17,7 @@
 
 #include "persistence/aof_manifest.h"
 #include "persistence/aof_settings.h"
+#include "protocol/command_encoder.h"
 #include "server/propagate.h"
 
 namespace vireo {
@@ -25,8 +26,6 @@ class Server;
 class AofRewriteJob;
 class AofWorker;
 
-// Appends one command in RESP (as the AOF and replicas carry it) to out.
-void AppendAofCommand(std::string* out, const std::string_view* args, size_t argc);
 
 class Aof : public PropagationSink {
  public:

@@ -92,10 +92,10 @@ void Replication::Feed(int db, const std::string_view* args, size_t argc) {
   if (db != stream_db_ && db >= 0) {
     std::string index = std::to_string(db);
     std::string_view select[] = {"SELECT", index};
-    AppendAofCommand(&out, select, 2);
+    AppendRespCommand(&out, select, 2);
     stream_db_ = db;
   }
-  AppendAofCommand(&out, args, argc);
+  AppendRespCommand(&out, args, argc);
   AppendToStream(out);
 }
 

@@ -13,6 +13,7 @@
 #include "net/socket.h"
 #include "persistence/aof_writer.h"
 #include "persistence/snapshot.h"
+#include "protocol/command_encoder.h"
 #include "replication/replication.h"
 #include "server/config.h"
 #include "server/server.h"
@@ -21,15 +22,6 @@ namespace vireo {
 
 namespace {
 
-std::string Command(std::initializer_list<std::string_view> args) {
-  std::string out = "*" + std::to_string(args.size()) + "\r\n";
-  for (std::string_view a : args) {
-    out += "$" + std::to_string(a.size()) + "\r\n";
-    out.append(a);
-    out += "\r\n";
-  }
-  return out;
-}
 
 constexpr size_t kEofMarkLen = 40;
 
@@ -165,7 +157,7 @@ void Replication::LinkEvent(uint32_t events) {
     server_.loop().Watch(link_fd_, EventLoop::kReadable, &link_watcher_);
     link_ = LinkState::kHandshake;
     handshake_step_ = 0;
-    LinkSend(Command({"PING"}));
+    LinkSend(RespCommand({"PING"}));
     return;
   }
   char buf[64 * 1024];
@@ -190,7 +182,7 @@ bool Replication::SendListeningPort() {
   const auto& generic = server_.config().generic;
   auto announce = generic.find("replica-announce-port");
   if (announce != generic.end() && announce->second != "0") port = announce->second;
-  return LinkSend(Command({"REPLCONF", "listening-port", port}));
+  return LinkSend(RespCommand({"REPLCONF", "listening-port", port}));
 }
 
 void Replication::HandshakeStep() {
@@ -216,8 +208,8 @@ void Replication::HandshakeStep() {
         auto pass = generic.find("masterauth");
         if (pass != generic.end() && !pass->second.empty()) {
           const bool has_user = user != generic.end() && !user->second.empty();
-          if (!LinkSend(has_user ? Command({"AUTH", user->second, pass->second})
-                                 : Command({"AUTH", pass->second}))) {
+          if (!LinkSend(has_user ? RespCommand({"AUTH", user->second, pass->second})
+                                 : RespCommand({"AUTH", pass->second}))) {
             return;
           }
           handshake_step_ = 1;
@@ -236,14 +228,14 @@ void Replication::HandshakeStep() {
         handshake_step_ = 2;
         break;
       case 2:  // listening-port: errors are not fatal
-        if (!LinkSend(Command({"REPLCONF", "capa", "eof", "capa", "psync2"}))) return;
+        if (!LinkSend(RespCommand({"REPLCONF", "capa", "eof", "capa", "psync2"}))) return;
         handshake_step_ = 3;
         break;
       case 3: {  // capa
         // This server's own ID and offset: a master that knows them (our old primary, or a
         // sibling promoted from the same history) continues instead of sending everything.
         std::string from = std::to_string(offset_ + 1);
-        if (!LinkSend(Command({"PSYNC", replid_, from}))) return;
+        if (!LinkSend(RespCommand({"PSYNC", replid_, from}))) return;
         LogNotice("Trying a partial resynchronization (request %s:%s).", replid_.c_str(),
                   from.c_str());
         handshake_step_ = 4;
@@ -428,7 +420,7 @@ void Replication::BecomeConnected() {
 
 void Replication::SendAck() {
   if (master_ == nullptr) return;
-  master_->conn.Output()->append(Command({"REPLCONF", "ACK", std::to_string(offset_)}));
+  master_->conn.Output()->append(RespCommand({"REPLCONF", "ACK", std::to_string(offset_)}));
   server_.QueueWrite(master_);
   last_ack_ms_ = NowMs();
 }

@@ -285,3 +285,35 @@ def test_spublish_reaches_the_shards_replica(start_server):
         assert sub.call("SSUBSCRIBE", channel) == [b"ssubscribe", channel.encode(), 1]
         client(owner).execute_command("SPUBLISH", channel, "one")
         assert sub.read_reply() == [b"smessage", channel.encode(), b"one"]
+
+
+def test_migrate_errors_and_a_move(start_server):
+    """MIGRATE's replies as redis-server 7.0 gives them, and a key moved with REPLACE."""
+    source = start_server()
+    target = start_server()
+    s = source.client()
+    s.set("k", "v", ex=1000)
+    closed = free_port()
+    for args, text in (((closed, "k", 0, 100, "bogus"), "syntax error"),
+                       ((closed, "k", 0, 100, "keys", "k"),
+                        "When using MIGRATE KEYS option, the key argument must be set to the "
+                        "empty string"),
+                       ((closed, "k", "x", 100), "value is not an integer or out of range"),
+                       ((closed, "k", 0, 100), "IOERR error or timeout writing to target instance"),
+                       (("x", "k", 0, 100), "IOERR error or timeout writing to target instance")):
+        with pytest.raises(redis.ResponseError) as e:
+            s.execute_command("MIGRATE", "127.0.0.1", *args)
+        assert str(e.value) == text
+    assert s.execute_command("MIGRATE", "127.0.0.1", target.port, "nokey", 0, 1000) == "NOKEY"
+    target.client().set("k", "old")
+    with pytest.raises(redis.ResponseError) as e:
+        s.execute_command("MIGRATE", "127.0.0.1", target.port, "k", 0, 1000)
+    assert "BUSYKEY" in str(e.value)
+    assert s.execute_command("MIGRATE", "127.0.0.1", target.port, "k", 0, 1000, "REPLACE") == "OK"
+    assert s.exists("k") == 0
+    assert target.client().get("k") == "v" and 0 < target.client().ttl("k") <= 1000
+    s.set("a", 1)
+    s.set("b", 2)
+    assert s.execute_command("MIGRATE", "127.0.0.1", target.port, "", 0, 1000, "COPY",
+                             "KEYS", "a", "b", "c") == "OK"
+    assert s.mget("a", "b") == ["1", "2"] and target.client().mget("a", "b") == ["1", "2"]
