@@ -62,11 +62,9 @@ bool Cluster::Init(std::string* error) {
     myself_ = AddNode(std::move(me));
     LogNotice("No cluster configuration found, I'm %.40s", myself_->id.c_str());
   }
-  myself_->port = server_.tcp_port();
   int64_t cport = ConfigValueInt(c, "cluster-port", 0);
-  myself_->cport = static_cast<int>(cport != 0 ? cport : server_.tcp_port() + 10000);
-  const std::string announce_ip = ConfigValue(c, "cluster-announce-ip");
-  if (!announce_ip.empty()) myself_->ip = announce_ip;
+  bus_listen_port_ = static_cast<int>(cport != 0 ? cport : server_.tcp_port() + 10000);
+  RefreshMyAddress();
   if (!ListenBus(error)) return false;
   UpdateState();
   SaveConfig();
@@ -183,10 +181,40 @@ void Cluster::SetMyMaster(ClusterNode* master) {
   }
   myself_->flags = (myself_->flags & ~kNodeMaster) | kNodeReplica;
   myself_->master_id = master->id;
+  master->flags |= kNodeMigrateTo;
   std::string reply;
   if (!master->ip.empty()) server_.replication().ReplicaOf(master->ip, master->port, &reply);
   MarkConfigChanged();
   PingAll();  // the new role is news for everyone
+}
+
+void Cluster::RefreshMyAddress() {
+  const Config& c = server_.config();
+  const int64_t port = ConfigValueInt(c, "cluster-announce-port", 0);
+  const int64_t cport = ConfigValueInt(c, "cluster-announce-bus-port", 0);
+  const int my_port = static_cast<int>(port != 0 ? port : server_.tcp_port());
+  const int my_cport = static_cast<int>(cport != 0 ? cport : bus_listen_port_);
+  const std::string ip = ConfigValue(c, "cluster-announce-ip");
+  bool changed = my_port != myself_->port || my_cport != myself_->cport;
+  myself_->port = my_port;
+  myself_->cport = my_cport;
+  // Without an announced IP the node keeps the address its peers reached it on.
+  if (!ip.empty() && ip != myself_->ip) {
+    myself_->ip = ip;
+    changed = true;
+  }
+  if (changed) {
+    MarkConfigChanged();
+    PingAll();  // peers learn the new address from the header
+  }
+}
+
+int Cluster::CountWorkingReplicas(const ClusterNode* master) const {
+  int n = 0;
+  for (const auto& [id, node] : nodes_) {
+    n += node->is_replica() && node->master_id == master->id && !node->failed();
+  }
+  return n;
 }
 
 void Cluster::PingAll() {
@@ -221,10 +249,11 @@ std::string Cluster::NodesText(bool for_file) const {
   return out;
 }
 
-void Cluster::SaveConfig() {
+void Cluster::SaveConfig(bool durable) {
   config_dirty_ = false;
+  if (durable) saved_epoch_ = current_epoch_;
   std::string error;
-  if (!WriteFileAtomically(config_file_, NodesText(true), &error)) {
+  if (!WriteFileAtomically(config_file_, NodesText(true), &error, durable)) {
     LogWarning("Could not save the cluster config file: %s", error.c_str());
   }
 }
@@ -234,6 +263,10 @@ void Cluster::Cron() {
   ++cron_ticks_;
   node_timeout_ms_ = std::max<int64_t>(ConfigValueInt(server_.config(), "cluster-node-timeout",
                                                       15000), 1);
+  RefreshMyAddress();  // CONFIG SET cluster-announce-* takes effect here
+  for (auto it = forgotten_.begin(); it != forgotten_.end();) {
+    it = it->second <= now ? forgotten_.erase(it) : std::next(it);
+  }
   for (ClusterLink* l : dead_links_) {
     links_.erase(std::remove_if(links_.begin(), links_.end(),
                                 [l](const auto& p) { return p.get() == l; }),
@@ -283,9 +316,12 @@ void Cluster::Cron() {
     }
   }
   CheckFailures(now);
-  if (myself_->is_replica()) ReplicaCron(now);
+  if (myself_->is_replica()) {
+    ReplicaCron(now);
+    ReplicaMigrationCron(now);
+  }
   UpdateState();
-  if (config_dirty_) SaveConfig();
+  if (config_dirty_) SaveConfig(current_epoch_ != saved_epoch_);
 }
 
 std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
@@ -308,6 +344,10 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
   }
   ClusterNode* owner = slots_[static_cast<size_t>(slot)];
   const bool write = (spec->flags & kCmdWrite) != 0;
+  // MIGRATE runs where it is sent while the slot is open here, so keys can move freely in
+  // either direction (how --cluster fix gathers stray keys).
+  const size_t si = static_cast<size_t>(slot);
+  if ((!migrating_[si].empty() || !importing_[si].empty()) && spec->name == "migrate") return "";
   if (!state_ok_ && !(ConfigValue(server_.config(), "cluster-allow-reads-when-down") == "yes" &&
                       !write)) {
     return owner == nullptr ? "CLUSTERDOWN Hash slot not served" : "CLUSTERDOWN The cluster is down";

@@ -73,7 +73,14 @@ class Cluster {
   void SetMyMaster(ClusterNode* master);
   void PingAll();
   void BecomeMaster();
-  void SaveConfig();
+  // The addresses this node announces: cluster-announce-ip/port/bus-port or the real ones.
+  void RefreshMyAddress();
+  // CLUSTER FORGET keeps a node out for a minute, so gossip does not bring it back.
+  bool Forgotten(const std::string& id) const { return forgotten_.count(id) != 0; }
+  int CountWorkingReplicas(const ClusterNode* master) const;
+  // durable: fsync'd (epochs, votes, roles); slot moves are saved without, as Valkey does,
+  // or a reshard spends its time in fsync.
+  void SaveConfig(bool durable = true);
   std::string NodesText(bool for_file) const;
   void MarkConfigChanged() { config_dirty_ = true; }
 
@@ -98,6 +105,12 @@ class Cluster {
   void HandleAuthAck(ClusterNode* sender, uint64_t epoch);
   void PromoteMyself();
   bool NoFailover() const;  // cluster-replica-no-failover
+  // cluster-replica-validity-factor: false (logged once) when this replica's data is too old.
+  bool DataRecentEnough(int64_t now);
+  // cluster-migration-barrier: a replica of the primary with most replicas moves to an
+  // orphaned primary.
+  void ReplicaMigrationCron(int64_t now);
+  bool AllowReplicaMigration() const;
 
   // Commands (cluster_commands_impl in cluster_admin.cc).
   void ReplyNodes(ReplyBuilder& r) const;
@@ -112,11 +125,15 @@ class Cluster {
   std::array<std::string, kClusterSlots> importing_;  // source node IDs
   uint64_t current_epoch_ = 0;
   uint64_t last_vote_epoch_ = 0;
+  uint64_t saved_epoch_ = 0;  // current_epoch_ at the last durable save
   bool state_ok_ = false;
   bool config_dirty_ = false;
   std::string config_file_;
   int64_t node_timeout_ms_ = 15000;
   int bus_fd_ = -1;
+  int bus_listen_port_ = 0;  // cluster-port (the announced one may differ)
+  std::map<std::string, int64_t> forgotten_;  // node ID -> until when it stays forgotten
+  int cant_failover_reason_ = 0;  // the last "unable to failover" logged
   IoWatcher bus_watcher_;
   std::vector<std::unique_ptr<ClusterLink>> links_;
   std::vector<ClusterLink*> dead_links_;

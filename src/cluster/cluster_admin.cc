@@ -6,6 +6,7 @@
 #include "cluster/cluster_link.h"
 #include "cluster/nodes_file.h"
 #include "common/clock.h"
+#include "common/log.h"
 #include "common/numbers.h"
 #include "common/random_hex.h"
 #include "protocol/reply_builder.h"
@@ -117,6 +118,7 @@ void Cluster::ReplyShards(ReplyBuilder& r) const {
 
 void Cluster::Command(Client* c, const std::vector<std::string_view>& args, ReplyBuilder& r) {
   (void)c;
+  RefreshMyAddress();  // a CONFIG SET cluster-announce-* shows at once
   const std::string sub = ToLower(args[1]);
   Db* db0 = server_.db(0);
   auto unknown_node = [&](std::string_view id) {
@@ -236,7 +238,7 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
       }
     }
     UpdateState();
-    SaveConfig();
+    SaveConfig(false);
     r.Ok();
   } else if (sub == "flushslots") {
     if (db0->Size() != 0) {
@@ -246,7 +248,7 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
     for (int s = 0; s < kClusterSlots; ++s) {
       if (slots_[static_cast<size_t>(s)] == myself_) ClearSlot(s);
     }
-    SaveConfig();
+    SaveConfig(false);
     r.Ok();
   } else if (sub == "set-config-epoch") {
     int64_t epoch;
@@ -290,9 +292,10 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
       r.Error("ERR Can't forget my master!");
       return;
     }
+    forgotten_[n->id] = NowMs() + 60000;
     DeleteNode(n);
     UpdateState();
-    SaveConfig();
+    SaveConfig(false);
     r.Ok();
   } else if (sub == "replicate") {
     ClusterNode* n = Lookup(args[2]);
@@ -333,6 +336,10 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
     if (n == nullptr) return unknown_node(args[2]);
     r.Integer(static_cast<int64_t>(n->fail_reports.size()));
   } else if (sub == "setslot") {
+    if (myself_->is_replica()) {
+      r.Error("ERR Please use SETSLOT only with masters.");
+      return;
+    }
     int slot;
     if (!ParseSlot(args[2], &slot)) {
       r.Error("ERR Invalid or out of range slot");
@@ -393,14 +400,22 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
             myself_->config_epoch = ++current_epoch_;
           }
         }
+        const bool was_mine = slots_[s] == myself_;
         SetSlot(slot, n);
+        // A primary that gave away its last slot follows the node that took it.
+        if (was_mine && n != myself_ && myself_->slot_count == 0 && AllowReplicaMigration()) {
+          LogNotice("Configuration change detected. Reconfiguring myself as a replica of %.40s",
+                    n->id.c_str());
+          SetMyMaster(n);
+        }
       }
     } else {
       r.Error("ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP");
       return;
     }
     UpdateState();
-    SaveConfig();
+    // A new epoch taken by the importing node or a role change is saved durably.
+    SaveConfig(current_epoch_ != saved_epoch_ || myself_->is_replica());
     r.Ok();
   } else if (sub == "failover") {
     bool force = false, takeover = false;

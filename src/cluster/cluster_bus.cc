@@ -34,7 +34,9 @@ std::string HostOf(const std::string& addr) {
 }
 
 // Flags a node announces about itself or others (never "myself").
-uint32_t WireFlags(uint32_t flags) { return flags & ~(kNodeMyself | kNodeMeet); }
+uint32_t WireFlags(uint32_t flags) {
+  return flags & ~(kNodeMyself | kNodeMeet | kNodeMigrateTo);
+}
 
 }  // namespace
 
@@ -104,6 +106,11 @@ void ClusterLink::Flush() {
 void ClusterLink::Close() {
   if (fd_ < 0) return;
   loop_->Unwatch(fd_);
+  // What is still queued is stale once a link is given up: a reset drops it. A plain close
+  // would let the kernel deliver it after a partition heals, where an old role claim (a
+  // replica's, sent before its promotion) could arrive after newer messages on a fresh link.
+  const linger reset{1, 0};
+  setsockopt(fd_, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
   close(fd_);
   fd_ = -1;
   cluster_->LinkClosed(this);
@@ -172,9 +179,9 @@ void ClusterLink::HandleEvent(uint32_t events) {
 bool Cluster::ListenBus(std::string* error) {
   const Config& c = server_.config();
   std::string addr = c.bind.empty() ? "*" : c.bind[0];
-  bus_fd_ = ListenTcp(addr, myself_->cport, 511, error);
+  bus_fd_ = ListenTcp(addr, bus_listen_port_, 511, error);
   if (bus_fd_ < 0) {
-    *error = "Could not listen on the cluster bus port " + std::to_string(myself_->cport) +
+    *error = "Could not listen on the cluster bus port " + std::to_string(bus_listen_port_) +
              ": " + *error;
     return false;
   }
@@ -430,6 +437,8 @@ void Cluster::HandlePing(ClusterLink* link, const std::vector<std::string_view>&
   // Role.
   if (hdr_flags & kNodeMaster) {
     if (!sender->is_master()) {
+      // A promoted replica: its replicas-to-be make it a replica migration target.
+      if (sender->is_replica()) sender->flags |= kNodeMigrateTo;
       sender->flags = (sender->flags & ~kNodeReplica) | kNodeMaster;
       sender->master_id.clear();
       MarkConfigChanged();
@@ -443,6 +452,8 @@ void Cluster::HandlePing(ClusterLink* link, const std::vector<std::string_view>&
       sender->master_id = hdr_master;
       MarkConfigChanged();
     }
+    ClusterNode* master = Lookup(hdr_master);
+    if (master != nullptr) master->flags |= kNodeMigrateTo;
   }
   if (sender->is_master()) UpdateSlotsFrom(sender, msg[10], sender->config_epoch);
   // Two primaries with one config epoch: the one with the smaller ID takes a new epoch, so
@@ -471,7 +482,9 @@ void Cluster::HandlePing(ClusterLink* link, const std::vector<std::string_view>&
       }
       continue;
     }
-    if ((gflags & (kNodeNoAddr | kNodeHandshake)) || msg[i + 1].empty()) continue;
+    if ((gflags & (kNodeNoAddr | kNodeHandshake)) || msg[i + 1].empty() || Forgotten(id)) {
+      continue;
+    }
     auto fresh = std::make_unique<ClusterNode>();
     fresh->id = id;
     fresh->ip = std::string(msg[i + 1]);
@@ -486,8 +499,10 @@ void Cluster::UpdateSlotsFrom(ClusterNode* sender, std::string_view bitmap, uint
   const int mine_before = myself_->slot_count;
   ClusterNode* my_master = myself_->is_replica() ? Lookup(myself_->master_id) : nullptr;
   const int master_before = my_master != nullptr ? my_master->slot_count : 0;
+  int sender_slots = 0;
   for (size_t s = 0; s < static_cast<size_t>(kClusterSlots); ++s) {
     if (!BitmapHas(bitmap, s)) continue;
+    ++sender_slots;
     ClusterNode* cur = slots_[s];
     if (cur == sender || !importing_[s].empty()) continue;
     if (cur == nullptr || cur->config_epoch < epoch) {
@@ -496,13 +511,17 @@ void Cluster::UpdateSlotsFrom(ClusterNode* sender, std::string_view bitmap, uint
     }
   }
   // A primary whose every slot went to a newer claim follows that node as its replica (the
-  // old primary after a failover); so does a replica whose primary lost them all.
-  if (myself_->is_master() && mine_before > 0 && myself_->slot_count == 0) {
+  // old primary after a failover); so does a replica whose primary lost them all. Without
+  // cluster-allow-replica-migration only a failover (the claimant took exactly our slots)
+  // does that.
+  const bool allow = AllowReplicaMigration();
+  if (myself_->is_master() && mine_before > 0 && myself_->slot_count == 0 &&
+      (allow || sender_slots == mine_before)) {
     LogNotice("Configuration change detected. Reconfiguring myself as a replica of %.40s",
               sender->id.c_str());
     SetMyMaster(sender);
   } else if (my_master != nullptr && master_before > 0 && my_master->slot_count == 0 &&
-             my_master != sender) {
+             my_master != sender && (allow || sender_slots == master_before)) {
     SetMyMaster(sender);
   }
 }

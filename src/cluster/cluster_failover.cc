@@ -75,6 +75,7 @@ void Cluster::ReplicaCron(int64_t now) {
     return;
   }
   if (NoFailover() && !failover_force_) return;
+  if (!failover_force_ && !DataRecentEnough(now)) return;
   if (failover_auth_time_ == 0) {
     // Better replicas (more of the stream applied) ask first.
     int rank = 0;
@@ -125,6 +126,79 @@ void Cluster::ReplicaCron(int64_t now) {
 
 bool Cluster::NoFailover() const {
   return ConfigValue(server_.config(), "cluster-replica-no-failover") == "yes";
+}
+
+bool Cluster::AllowReplicaMigration() const {
+  return ConfigValue(server_.config(), "cluster-allow-replica-migration") != "no";
+}
+
+bool Cluster::DataRecentEnough(int64_t now) {
+  const Config& c = server_.config();
+  const int64_t factor = ConfigValueInt(c, "cluster-replica-validity-factor", 10);
+  if (factor == 0) return true;  // 0: a replica may always fail over
+  // Since the link went down, or since this node started replicating when it never came up
+  // (Valkey counts that case as forever; a replica then could never stand after its primary
+  // died right after the first sync).
+  const Replication& repl = server_.replication();
+  int64_t age = repl.link_up() ? 0 : now - repl.link_down_since_ms();
+  // Being cut off for the node timeout is how the primary got flagged: that part is free.
+  if (age > node_timeout_ms_) age -= node_timeout_ms_;
+  const int64_t ping_period = ConfigValueInt(c, "repl-ping-replica-period", 10);
+  if (age <= ping_period * 1000 + node_timeout_ms_ * factor) {
+    cant_failover_reason_ = 0;
+    return true;
+  }
+  if (cant_failover_reason_ != 1) {
+    cant_failover_reason_ = 1;
+    LogNotice("Currently unable to failover: Disconnected from master for longer than allowed. "
+              "Please check the 'cluster-replica-validity-factor' configuration option.");
+  }
+  return false;
+}
+
+void Cluster::ReplicaMigrationCron(int64_t now) {
+  // A replica only leaves a primary that keeps more than the barrier of working replicas.
+  ClusterNode* my_master = Lookup(myself_->master_id);
+  if (my_master == nullptr || !state_ok_ || !AllowReplicaMigration()) return;
+  const int64_t barrier = ConfigValueInt(server_.config(), "cluster-migration-barrier", 1);
+  const int mine = CountWorkingReplicas(my_master);
+  if (mine <= barrier) return;
+  // The first orphaned primary (one that had replicas and has no working one left), and the
+  // candidate to move: the smallest ID among myself and the replicas of the primaries with
+  // the most working replicas.
+  std::map<std::string, int> working;  // primary ID -> working replicas
+  int max_replicas = 0;
+  for (auto& [id, node] : nodes_) {
+    if (!node->is_master()) continue;
+    working[id] = CountWorkingReplicas(node.get());
+    max_replicas = std::max(max_replicas, working[id]);
+  }
+  // Only replicas of the primaries with the most replicas move.
+  if (mine != max_replicas) return;
+  ClusterNode* target = nullptr;
+  ClusterNode* candidate = myself_;
+  for (auto& [id, node] : nodes_) {
+    ClusterNode* n = node.get();
+    if (!n->is_master()) continue;
+    const int ok = working[id];
+    const bool orphaned = !n->failed() && !(n->flags & kNodePfail) &&
+                          (n->flags & kNodeMigrateTo) && ok == 0;
+    if (orphaned) {
+      if (target == nullptr && n->slot_count > 0) target = n;
+      if (n->orphaned_ms == 0) n->orphaned_ms = now;
+    } else {
+      n->orphaned_ms = 0;
+    }
+    if (ok != max_replicas) continue;
+    for (auto& [rid, r] : nodes_) {
+      if (r->is_replica() && r->master_id == id && r->id < candidate->id) candidate = r.get();
+    }
+  }
+  // The orphan's own replicas get a few seconds to announce a failover first.
+  if (target != nullptr && candidate == myself_ && now - target->orphaned_ms > 5000) {
+    LogNotice("Migrating to orphaned master %.40s", target->id.c_str());
+    SetMyMaster(target);
+  }
 }
 
 void Cluster::HandleAuthRequest(ClusterLink* link, ClusterNode* sender,

@@ -21,6 +21,7 @@ enum ClusterNodeFlag : uint32_t {
   kNodeHandshake = 1u << 5,  // met, first PONG not received yet (the ID is a placeholder)
   kNodeNoAddr = 1u << 6,
   kNodeMeet = 1u << 7,       // send MEET rather than PING on the next contact
+  kNodeMigrateTo = 1u << 8,  // local: a primary that had replicas (a replica migration target)
   kNodeNoFailover = 1u << 9,
 };
 
@@ -45,6 +46,7 @@ struct ClusterNode {
   std::map<std::string, int64_t> fail_reports;
   ClusterLink* link = nullptr;  // outbound connection to its bus port
   int64_t created_ms = 0;
+  int64_t orphaned_ms = 0;  // since when this primary has had no working replica (0: it has)
 
   bool is_master() const { return (flags & kNodeMaster) != 0; }
   bool is_replica() const { return (flags & kNodeReplica) != 0; }

@@ -21,7 +21,8 @@ bool WriteAll(int fd, const char* p, size_t n) {
   return true;
 }
 
-bool WriteFileAtomically(const std::string& path, const std::string& text, std::string* error) {
+bool WriteFileAtomically(const std::string& path, const std::string& text, std::string* error,
+                         bool durable) {
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
   const std::string tmp = path + ".tmp-" + std::to_string(getpid());
@@ -30,7 +31,7 @@ bool WriteFileAtomically(const std::string& path, const std::string& text, std::
     *error = "Can't open " + tmp + ": " + strerror(errno);
     return false;
   }
-  bool ok = WriteAll(fd, text.data(), text.size()) && fsync(fd) == 0;
+  bool ok = WriteAll(fd, text.data(), text.size()) && (!durable || fsync(fd) == 0);
   int saved = errno;
   if (close(fd) != 0 && ok) {
     ok = false;
@@ -45,6 +46,7 @@ bool WriteFileAtomically(const std::string& path, const std::string& text, std::
     *error = "Error writing " + path + ": " + strerror(saved);
     return false;
   }
+  if (!durable) return true;
   // The rename is durable only once the directory entry is.
   int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {

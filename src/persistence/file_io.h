@@ -11,6 +11,9 @@ bool WriteAll(int fd, const char* p, size_t n);
 
 // Replaces path with text so that a crash leaves the old or the new file, never a mix: a
 // temp file beside it, fsync, rename, fsync of the directory. False with *error otherwise.
-bool WriteFileAtomically(const std::string& path, const std::string& text, std::string* error);
+// durable = false skips both fsyncs (a process crash still sees old or new; a power loss may
+// not): for files rewritten very often, such as nodes.conf on every CLUSTER SETSLOT.
+bool WriteFileAtomically(const std::string& path, const std::string& text, std::string* error,
+                         bool durable = true);
 
 }  // namespace vireo

@@ -99,6 +99,8 @@ class Replication final : public PropagationSink {
   // REPLCONF GETACK from the master: the ack goes out at once.
   void SendAck();
   bool link_up() const { return master_ != nullptr; }
+  // Replica: when the link to the master was lost or REPLICAOF started (NowMs()).
+  int64_t link_down_since_ms() const { return link_down_since_ms_; }
 
  private:
   enum class ReplicaState {

@@ -1,59 +1,24 @@
 """Cluster mode: creation with redis-cli --cluster create (the seed's scenario, with a
 password), redirections, both benchmarks in --cluster mode, redis-py's RedisCluster,
-resharding under load, failover with kill -9, rejoining from nodes.conf, CLUSTER errors."""
+resharding under load, failover with kill -9, rejoining from nodes.conf, CLUSTER errors;
+announced ports, cluster-replica-validity-factor, replica migration and its barrier,
+cluster-allow-replica-migration. Shared helpers: cluster_helpers.py."""
 
 import os
+import socket
 import subprocess
 import threading
 import time
 
 import pytest
 import redis
-from redis.cluster import ClusterNode, RedisCluster
 
+from cluster_helpers import (NODE_TIMEOUT, client, cluster_client, create, my_slots, node_id,
+                             node_role, owned, start_nodes)
 from conftest import REDIS_CLI, free_port, wait_for
 
 BENCHMARK = os.environ.get("VIREO_BENCHMARK") or str(
     __import__("pathlib").Path(__file__).resolve().parents[2] / "build" / "vireo-benchmark")
-NODE_TIMEOUT = 1000
-
-
-def start_nodes(start_server, count, password=None):
-    nodes = []
-    for _ in range(count):
-        args = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                "--cluster-node-timeout", str(NODE_TIMEOUT), "--cluster-port", str(free_port())]
-        if password:
-            args += ["--requirepass", password, "--masterauth", password]
-        nodes.append(start_server(*args))
-    return nodes
-
-
-def client(node, password=None):
-    return node.client(password=password) if password else node.client()
-
-
-def create(nodes, replicas=0, password=None):
-    cmd = [REDIS_CLI, "--cluster", "create"] + [f"127.0.0.1:{n.port}" for n in nodes]
-    cmd += ["--cluster-replicas", str(replicas), "--cluster-yes"]
-    if password:
-        cmd += ["-a", password, "--no-auth-warning"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "[OK] All 16384 slots covered." in out.stdout
-    for n in nodes:
-        c = client(n, password)
-        wait_for(lambda: c.execute_command("CLUSTER", "INFO").find("cluster_state:ok") >= 0)
-    return out.stdout
-
-
-def cluster_client(nodes, password=None):
-    return RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", n.port) for n in nodes],
-                        password=password, decode_responses=True)
-
-
-def node_role(node, password=None):
-    return client(node, password).execute_command("ROLE")[0]
 
 
 def test_seed_scenario_three_primaries_with_a_password(start_server):
@@ -78,12 +43,7 @@ def test_seed_scenario_three_primaries_with_a_password(start_server):
     # Every node holds only keys of its own slots.
     for n in nodes:
         c = client(n, pw)
-        mine = set()
-        for line in c.execute_command("CLUSTER", "NODES").splitlines():
-            if "myself" in line:
-                for r in line.split()[8:]:
-                    a, _, b = r.partition("-")
-                    mine.update(range(int(a), int(b or a) + 1))
+        mine = my_slots(c)
         assert all(c.execute_command("CLUSTER", "KEYSLOT", k) in mine for k in c.keys("*"))
 
 
@@ -94,7 +54,7 @@ def test_redirections_and_errors(start_server):
     key_elsewhere = next(f"k{i}" for i in range(1000)
                          if c.execute_command("CLUSTER", "COUNTKEYSINSLOT",
                                               c.execute_command("CLUSTER", "KEYSLOT", f"k{i}")) == 0
-                         and not _owned(c, c.execute_command("CLUSTER", "KEYSLOT", f"k{i}")))
+                         and not owned(c, c.execute_command("CLUSTER", "KEYSLOT", f"k{i}")))
     slot = c.execute_command("CLUSTER", "KEYSLOT", key_elsewhere)
     with pytest.raises(redis.ResponseError) as e:
         c.set(key_elsewhere, "v")
@@ -130,17 +90,6 @@ def test_redirections_and_errors(start_server):
     assert len(shards) == 3
     slots = c.execute_command("CLUSTER", "SLOTS")
     assert sum(s[1] - s[0] + 1 for s in slots) == 16384
-
-
-def _owned(c, slot):
-    for line in c.execute_command("CLUSTER", "NODES").splitlines():
-        if "myself" not in line:
-            continue
-        for r in line.split()[8:]:
-            a, _, b = r.partition("-")
-            if int(a) <= slot <= int(b or a):
-                return True
-    return False
 
 
 def test_non_cluster_server_refuses_cluster_commands(server):
@@ -277,7 +226,7 @@ def test_spublish_reaches_the_shards_replica(start_server):
     create(nodes, replicas=1)
     channel = "orders"
     slot = client(nodes[0]).execute_command("CLUSTER", "KEYSLOT", channel)
-    owner = next(n for n in nodes if node_role(n) == "master" and _owned(client(n), slot))
+    owner = next(n for n in nodes if node_role(n) == "master" and owned(client(n), slot))
     replica = next(n for n in nodes if node_role(n) == "slave" and
                    client(n).execute_command("ROLE")[2] == owner.port)
     # redis-py 4.3 does not know shard channels: a raw connection instead.
@@ -317,3 +266,207 @@ def test_migrate_errors_and_a_move(start_server):
     assert s.execute_command("MIGRATE", "127.0.0.1", target.port, "", 0, 1000, "COPY",
                              "KEYS", "a", "b", "c") == "OK"
     assert s.mget("a", "b") == ["1", "2"] and target.client().mget("a", "b") == ["1", "2"]
+
+
+# --------------------------------------------------------------------------------------------
+# Announced addresses, replica validity, replica migration
+
+class Forwarder:
+    """A TCP relay on a free port to target_port (a node reached only through its announced
+    port). Counts the connections it relayed."""
+
+    def __init__(self, target_port):
+        self.target = target_port
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.accepted = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            try:
+                up = socket.create_connection(("127.0.0.1", self.target))
+            except OSError:
+                conn.close()
+                continue
+            for a, b in ((conn, up), (up, conn)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src, dst):
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def close(self):
+        self.sock.close()
+
+
+def test_announced_port_and_bus_port(start_server):
+    nodes = start_nodes(start_server, 3)
+    node = nodes[1]
+    c = client(node)
+    bus = int(c.config_get("cluster-port")["cluster-port"])
+    data_fwd, bus_fwd = Forwarder(node.port), Forwarder(bus)
+    try:
+        # Set at run time: the node advertises them from its next heartbeat.
+        c.config_set("cluster-announce-port", data_fwd.port)
+        c.config_set("cluster-announce-bus-port", bus_fwd.port)
+        mine = next(l for l in c.execute_command("CLUSTER", "NODES").splitlines() if "myself" in l)
+        assert mine.split()[1].endswith(f":{data_fwd.port}@{bus_fwd.port}")
+        create(nodes)
+        my_id = node_id(node)
+        other = client(nodes[0])
+        line = next(l for l in other.execute_command("CLUSTER", "NODES").splitlines()
+                    if l.startswith(my_id))
+        assert line.split()[1] == f"127.0.0.1:{data_fwd.port}@{bus_fwd.port}"
+        # The peers reach its bus only through the announced port.
+        wait_for(lambda: bus_fwd.accepted >= 2)
+        slots = [s for s in other.execute_command("CLUSTER", "SLOTS") if s[2][2] == my_id]
+        assert slots and slots[0][2][:2] == ["127.0.0.1", data_fwd.port]
+        shard = next(s for s in other.execute_command("CLUSTER", "SHARDS")
+                     if s[3][0][1] == my_id)
+        assert dict(zip(shard[3][0][::2], shard[3][0][1::2]))["port"] == data_fwd.port
+        first = slots[0][0]
+        key = next(f"k{i}" for i in range(100000)
+                   if other.execute_command("CLUSTER", "KEYSLOT", f"k{i}") == first)
+        with pytest.raises(redis.ResponseError) as e:
+            other.set(key, "v")
+        assert str(e.value) == f"MOVED {first} 127.0.0.1:{data_fwd.port}"
+        # A cluster client follows the redirection to the announced port.
+        rc = cluster_client([nodes[0]])
+        rc.set(key, "v")
+        assert rc.get(key) == "v" and c.get(key) == "v"
+        assert data_fwd.accepted >= 1
+        rc.close()
+        # Back to the real ports: the peers follow.
+        c.config_set("cluster-announce-port", 0)
+        c.config_set("cluster-announce-bus-port", 0)
+        wait_for(lambda: f"127.0.0.1:{node.port}@{bus} " in other.execute_command(
+            "CLUSTER", "NODES"))
+    finally:
+        data_fwd.close()
+        bus_fwd.close()
+
+
+def replica_and_primary(nodes):
+    replica = next(n for n in nodes if node_role(n) == "slave")
+    port = client(replica).execute_command("ROLE")[2]
+    return replica, next(n for n in nodes if n.port == port)
+
+
+def test_replica_validity_factor(start_server):
+    nodes = start_nodes(start_server, 6)
+    create(nodes, replicas=1)
+    replica, primary = replica_and_primary(nodes)
+    r = client(replica)
+    wait_for(lambda: r.info("replication")["master_link_status"] == "up")
+    # Allowed: node timeout * 1 + 1 s of ping period, beyond the node timeout itself.
+    r.config_set("cluster-replica-validity-factor", 1)
+    r.config_set("repl-ping-replica-period", 1)
+    # The replication link goes down (the primary now wants a password the replica lacks)
+    # while the cluster bus stays up.
+    p = primary.client()
+    p.config_set("requirepass", "validity")
+    p.execute_command("CLIENT", "KILL", "TYPE", "replica")
+    wait_for(lambda: r.info("replication")["master_link_status"] == "down")
+    time.sleep(3.5)  # the link has now been down longer than the replica may be
+    primary.kill()
+    wait_for(lambda: "Disconnected from master for longer than allowed" in replica.log(),
+             timeout=15)
+    assert node_role(replica) == "slave"
+    # 0: a replica may always fail over.
+    r.config_set("cluster-replica-validity-factor", 0)
+    wait_for(lambda: node_role(replica) == "master", timeout=15)
+    wait_for(lambda: "cluster_state:ok" in r.execute_command("CLUSTER", "INFO"), timeout=15)
+
+
+def test_replica_migration_respects_the_barrier(start_server):
+    nodes = start_nodes(start_server, 7)
+    create(nodes[:6], replicas=1)
+    masters = [n for n in nodes[:6] if node_role(n) == "master"]
+    rich, poor = masters[0], masters[1]
+    extra = nodes[6]
+    e = client(extra)
+    e.execute_command("CLUSTER", "MEET", "127.0.0.1", nodes[0].port,
+                      client(nodes[0]).config_get("cluster-port")["cluster-port"])
+    wait_for(lambda: node_id(rich) in e.execute_command("CLUSTER", "NODES"))
+    wait_for(lambda: e.execute_command("CLUSTER", "REPLICATE", node_id(rich)) == "OK")
+    rich_replicas = [n for n in nodes if n is not rich and node_role(n) == "slave" and
+                     client(n).execute_command("ROLE")[2] == rich.port]
+    assert len(rich_replicas) == 2
+    poor_replica = next(n for n in nodes if node_role(n) == "slave" and
+                        client(n).execute_command("ROLE")[2] == poor.port)
+    # Every replica must see both of the rich primary's replicas before the orphan appears.
+    wait_for(lambda: all(len(client(n).execute_command("CLUSTER", "REPLICAS", node_id(rich)))
+                         == 2 for n in nodes if n is not poor_replica))
+    for n in nodes:
+        client(n).config_set("cluster-migration-barrier", 2)
+    poor_id = node_id(poor_replica)
+    poor_replica.kill()
+    survivors = [n for n in nodes if n is not poor_replica]
+    wait_for(lambda: all(f"{poor_id} " in l and "fail" in l.split()[2]
+                         for n in survivors
+                         for l in client(n).execute_command("CLUSTER", "NODES").splitlines()
+                         if l.startswith(poor_id)), timeout=15)
+    # Orphaned past the 5 s grace period, but the rich primary would be left with fewer
+    # replicas than the barrier: nobody moves.
+    time.sleep(6)
+    assert [client(n).execute_command("ROLE")[2] for n in rich_replicas] == [rich.port] * 2
+    for n in survivors:
+        client(n).config_set("cluster-migration-barrier", 1)
+    wait_for(lambda: any(client(n).execute_command("ROLE")[2] == poor.port
+                         for n in rich_replicas), timeout=15)
+    moved = next(n for n in rich_replicas if client(n).execute_command("ROLE")[2] == poor.port)
+    assert node_id(moved) == min(node_id(n) for n in rich_replicas)
+    assert "Migrating to orphaned master" in moved.log()
+
+
+def move_empty_slot(src, dst, slot):
+    s, d = client(src), client(dst)
+    sid, did = node_id(src), node_id(dst)
+    d.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", sid)
+    s.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", did)
+    d.execute_command("CLUSTER", "SETSLOT", slot, "NODE", did)
+    return s.execute_command("CLUSTER", "SETSLOT", slot, "NODE", did)
+
+
+def test_allow_replica_migration_when_the_last_slot_goes(start_server):
+    nodes = start_nodes(start_server, 4)
+    create(nodes[:3])
+    extra, owner = nodes[3], nodes[0]
+    e = client(extra)
+    e.execute_command("CLUSTER", "MEET", "127.0.0.1", owner.port,
+                      client(owner).config_get("cluster-port")["cluster-port"])
+    wait_for(lambda: all(node_id(extra) in client(n).execute_command("CLUSTER", "NODES")
+                         for n in nodes[:3]))
+    wait_for(lambda: len(e.execute_command("CLUSTER", "NODES").splitlines()) == 4)
+    # no: a primary that gives its last slot away stays an empty primary.
+    e.config_set("cluster-allow-replica-migration", "no")
+    assert move_empty_slot(owner, extra, 0) == "OK"
+    assert move_empty_slot(extra, owner, 0) == "OK"
+    assert node_role(extra) == "master"
+    # yes (the default): it follows the node that took its last slot.
+    e.config_set("cluster-allow-replica-migration", "yes")
+    assert move_empty_slot(owner, extra, 1) == "OK"
+    assert move_empty_slot(extra, owner, 1) == "OK"
+    wait_for(lambda: e.execute_command("ROLE")[:3] == ["slave", "127.0.0.1", owner.port])
+    # SETSLOT is for primaries only.
+    with pytest.raises(redis.ResponseError) as err:
+        e.execute_command("CLUSTER", "SETSLOT", 1, "STABLE")
+    assert str(err.value) == "Please use SETSLOT only with masters."

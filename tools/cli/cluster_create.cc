@@ -207,9 +207,9 @@ bool CreateCluster(ClusterManager* cm, const std::vector<std::string>& args) {
     fprintf(stderr, "Invalid IP address or hostname specified: %s\n", nodes[0]->ip.c_str());
     return false;
   }
+  const std::vector<std::string> meet = MeetCommand(first_ip, *nodes[0]);
   for (size_t i = 1; i < nodes.size(); ++i) {
-    auto reply =
-        cm->Command(nodes[i].get(), {"CLUSTER", "MEET", first_ip, std::to_string(nodes[0]->port)});
+    auto reply = cm->Command(nodes[i].get(), meet);
     if (!reply) {
       fprintf(stderr, "Failed to send CLUSTER MEET command.\n");
       return false;

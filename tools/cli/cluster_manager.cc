@@ -411,7 +411,7 @@ bool AddNode(ClusterManager* cm, const Args& args) {
     return false;
   }
   if (!cm->CheckReply(*node,
-                      cm->Command(node, {"CLUSTER", "MEET", first_ip, std::to_string(first->port)}),
+                      cm->Command(node, MeetCommand(first_ip, *first)),
                       nullptr)) {
     return false;
   }

@@ -105,6 +105,14 @@ bool ParseNodeAddress(std::string addr, std::string* ip, int* port, int* bus_por
   return true;
 }
 
+std::vector<std::string> MeetCommand(const std::string& ip, const ClusterNode& node) {
+  std::vector<std::string> cmd = {"CLUSTER", "MEET", ip, std::to_string(node.port)};
+  if (node.bus_port != 0 && node.bus_port != node.port + 10000) {
+    cmd.push_back(std::to_string(node.bus_port));
+  }
+  return cmd;
+}
+
 bool ConfirmWithYes(const ClusterManager& cm, const char* question, bool ignore_yes_flag) {
   if (!ignore_yes_flag && cm.opts().yes) return true;
   printf("%s (type 'yes' to accept): ", question);

@@ -153,6 +153,9 @@ bool ConfirmWithYes(const ClusterManager& cm, const char* question, bool ignore_
 // The numeric address of a host name (CLUSTER MEET takes addresses only).
 bool ResolveIp(const std::string& host, std::string* ip);
 
+// CLUSTER MEET ip port, with the bus port when it is not port + 10000.
+std::vector<std::string> MeetCommand(const std::string& ip, const ClusterNode& node);
+
 // --cluster create host1:port1 ... hostN:portN (cluster_create.cc).
 bool CreateCluster(ClusterManager* cm, const std::vector<std::string>& addresses);
 
