@@ -104,7 +104,7 @@ std::string ClientInfoLine(const Client& c, const std::string& current) {
     line += c.last_cmd != nullptr ? *c.last_cmd : std::string("NULL");
   }
   line += " user=";
-  line += c.user;
+  line += c.UserName();
   snprintf(buf, sizeof(buf), " redir=%lld resp=%d lib-name=",
            (c.flags & kClientTracking) ? static_cast<long long>(c.tracking_redirect) : -1LL,
            c.resp);
@@ -263,8 +263,7 @@ void CmdClientKill(CommandContext& ctx) {
       laddr = value;
       has_laddr = true;
     } else if (EqualsIgnoreCase(opt, "user")) {
-      // Only the default user exists until ACL users arrive.
-      if (value != "default") {
+      if (ctx.server.acl().Find(value) == nullptr) {
         ctx.reply.Error("ERR No such user '" + std::string(value) + "'");
         return;
       }
@@ -297,7 +296,7 @@ void CmdClientKill(CommandContext& ctx) {
     if (!type.empty() && ClientType(*c) != type) continue;
     if (has_addr && c->addr != addr) continue;
     if (has_laddr && c->laddr != laddr) continue;
-    if (has_user && c->user != user) continue;
+    if (has_user && c->UserName() != user) continue;
     if (skipme && c == &ctx.client) continue;
     if (maxage >= 0 && (now - c->ctime_ms) / 1000 < maxage) continue;
     KillClient(ctx, c);
@@ -641,6 +640,10 @@ void CmdMonitor(CommandContext& ctx) {
 }
 
 }  // namespace
+
+std::string ClientInfoForLog(const Client& c, const std::string& current) {
+  return ClientInfoLine(c, current);
+}
 
 void RegisterClientCommands(CommandTable& t) {
   const uint64_t conn = kAclConnection | kAclSlow;

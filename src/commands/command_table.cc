@@ -42,6 +42,8 @@ bool FoldedEquals(std::string_view lower, std::string_view s) {
 void CommandTable::Add(CommandSpec spec) {
   auto owned = std::make_unique<CommandSpec>(std::move(spec));
   CommandSpec* p = owned.get();
+  p->id = next_id_++;
+  for (CommandSpec& sub : p->subcommands) sub.id = next_id_++;
   ordered_.push_back(p);
   storage_.push_back(std::move(owned));
   if (slots_.size() < ordered_.size() * 4) {

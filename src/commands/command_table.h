@@ -88,6 +88,7 @@ struct CommandSpec {
   std::string complexity;
   std::vector<CommandSpec> subcommands;  // for container commands (CONFIG, CLIENT, ...)
   mutable CommandStats stats;
+  uint32_t id = 0;  // dense index over commands and subcommands (ACL bitmaps), set by Add
 
   bool IsContainer() const { return !subcommands.empty(); }
   // Subcommand by (case-insensitive) name, or nullptr.
@@ -105,6 +106,8 @@ class CommandTable {
   const CommandSpec* Resolve(const std::vector<std::string_view>& args) const;
   const std::vector<const CommandSpec*>& All() const { return ordered_; }
   size_t Size() const { return ordered_.size(); }
+  // One more than the largest CommandSpec::id (commands and subcommands).
+  uint32_t IdLimit() const { return next_id_; }
   // Key positions of args for spec (COMMAND GETKEYS, cluster checks); false when movable
   // keys cannot be found in malformed arguments.
   static bool KeyPositions(const CommandSpec& spec, const std::vector<std::string_view>& args,
@@ -118,6 +121,7 @@ class CommandTable {
   std::vector<CommandSpec*> slots_;
   std::vector<const CommandSpec*> ordered_;
   std::vector<std::unique_ptr<CommandSpec>> storage_;
+  uint32_t next_id_ = 0;
 };
 
 // Names of the set flag bits / ACL categories, as COMMAND INFO prints them.

@@ -9,23 +9,6 @@
 namespace vireo {
 namespace {
 
-// Constant-time comparison so a password cannot be found by timing replies.
-bool PasswordMatches(std::string_view given, const std::string& expected) {
-  unsigned char diff = given.size() == expected.size() ? 0 : 1;
-  for (size_t i = 0; i < given.size(); ++i) {
-    diff |= static_cast<unsigned char>(given[i] ^ expected[i % (expected.empty() ? 1 : expected.size())]);
-  }
-  return diff == 0;
-}
-
-// Checks user/password against the default user; true when accepted.
-bool CheckCredentials(Server& server, std::string_view user, std::string_view pass) {
-  if (!EqualsIgnoreCase(user, "default") || user != "default") return false;
-  const std::string& required = server.config().requirepass;
-  if (required.empty()) return true;  // the default user is "nopass"
-  return PasswordMatches(pass, required);
-}
-
 // PING [message]
 void CmdPing(CommandContext& ctx) {
   if (ctx.argc() > 2) {
@@ -61,18 +44,16 @@ void CmdAuth(CommandContext& ctx) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
-  if (ctx.argc() == 2 && ctx.server.config().requirepass.empty()) {
+  if (ctx.argc() == 2 && ctx.server.acl().default_user()->nopass()) {
     ctx.reply.Error(errors::kAuthNotSet);
     return;
   }
   std::string_view user = ctx.argc() == 3 ? ctx.arg(1) : "default";
   std::string_view pass = ctx.argc() == 3 ? ctx.arg(2) : ctx.arg(1);
-  if (!CheckCredentials(ctx.server, user, pass)) {
+  if (!ctx.server.Authenticate(&ctx.client, user, pass, "auth")) {
     ctx.reply.Error(errors::kWrongPass);
     return;
   }
-  ctx.client.authenticated = true;
-  ctx.client.user = "default";
   ctx.reply.Ok();
 }
 
@@ -110,13 +91,12 @@ void CmdHello(CommandContext& ctx) {
     }
   }
   if (has_auth) {
-    if (!CheckCredentials(ctx.server, user, pass)) {
+    if (!ctx.server.Authenticate(&ctx.client, user, pass, "hello")) {
       ctx.reply.Error(errors::kWrongPass);
       return;
     }
-    ctx.client.authenticated = true;
   }
-  if (!ctx.client.authenticated) {
+  if (!ctx.client.authenticated && ctx.server.AuthRequired()) {
     ctx.reply.Error(
         "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
         "AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
@@ -185,8 +165,8 @@ void CmdReset(CommandContext& ctx) {
   }
   ctx.server.pubsub().RemoveClient(&c);
   if (c.flags & kClientTracking) ctx.server.tracking().Disable(&c);
-  c.authenticated = ctx.server.config().requirepass.empty();
-  c.user = "default";
+  ctx.server.SetClientUser(&c, ctx.server.acl().default_user());
+  c.authenticated = !ctx.server.AuthRequired();
   DiscardTransaction(ctx.server, &c);  // also forgets WATCHed keys, in MULTI or not
   ctx.reply.SetOutput(c.conn.Output());
   ctx.reply.Simple("RESET");

@@ -329,6 +329,11 @@ void RenderStats(Server& server, std::string* out) {
        u(st.client_output_buffer_limit_disconnections));
   Line(out, "reply_buffer_shrinks:0");
   Line(out, "reply_buffer_expands:0");
+  // ACL refusals, named and placed as Valkey 8 prints them (Redis 7.0 has none).
+  Line(out, "acl_access_denied_auth:%llu", u(st.acl_denied_auth));
+  Line(out, "acl_access_denied_cmd:%llu", u(st.acl_denied_cmd));
+  Line(out, "acl_access_denied_key:%llu", u(st.acl_denied_key));
+  Line(out, "acl_access_denied_channel:%llu", u(st.acl_denied_channel));
 }
 
 void RenderReplication(Server& server, std::string* out) {

@@ -30,6 +30,7 @@ void RegisterAllCommands() {
   RegisterClusterCommands(t);
   RegisterMigrateCommand(t);
   RegisterLatencyCommands(t);
+  RegisterAclCommands(t);
 }
 
 }  // namespace vireo

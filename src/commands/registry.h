@@ -33,5 +33,6 @@ void RegisterScriptCommands(CommandTable& t);
 void RegisterFunctionCommands(CommandTable& t);
 void RegisterPersistenceCommands(CommandTable& t);
 void RegisterLatencyCommands(CommandTable& t);
+void RegisterAclCommands(CommandTable& t);
 
 }  // namespace vireo

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <string>
 #include <string_view>
 
 #include "commands/command_table.h"
@@ -11,11 +12,16 @@
 
 namespace vireo {
 
+struct Client;
+
 void RegisterInfoCommand(CommandTable& t);
 void RegisterConfigCommand(CommandTable& t);
 void RegisterCommandCommand(CommandTable& t);
 void RegisterDebugCommand(CommandTable& t);
 void RegisterMemoryCommand(CommandTable& t);
+
+// CLIENT LIST's line for c (ACL LOG's client-info), showing `current` as its command.
+std::string ClientInfoForLog(const Client& c, const std::string& current);
 
 // used_memory right after start-up, and the peak (raised to `used` first), as INFO shows them.
 size_t StartupMemory();

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "acl/permission.h"
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "commands/registry.h"
@@ -44,6 +45,18 @@ struct SortOptions {
 // Parses SORT's options from args[2]; replies the error and returns false on bad input.
 // SORT_RO (readonly) does not know STORE.
 bool ParseOptions(CommandContext& ctx, bool readonly, SortOptions* o) {
+  // BY and GET patterns read keys no ACL key pattern was checked against (Valkey's rule).
+  auto denied = [&ctx](const char* option) {
+    const Client& c = ctx.client;
+    const CommandSpec* spec = Commands().Resolve(ctx.args);
+    if (!(c.flags & kClientAclRestricted) || spec == nullptr ||
+        CanReadEveryKey(*c.acl_user, *spec, ctx.args)) {
+      return false;
+    }
+    ctx.reply.Error(std::string("ERR ") + option +
+                    " option of SORT denied due to insufficient ACL permissions.");
+    return true;
+  };
   for (size_t j = 2; j < ctx.argc(); ++j) {
     std::string_view opt = ctx.arg(j);
     size_t left = ctx.argc() - j - 1;
@@ -69,7 +82,9 @@ bool ParseOptions(CommandContext& ctx, bool readonly, SortOptions* o) {
       // Valkey looks for '*' with strchr: only before a NUL byte.
       std::string_view c_string = o->by.substr(0, o->by.find('\0'));
       o->dontsort = c_string.find('*') == std::string_view::npos;
+      if (!o->dontsort && denied("BY")) return false;
     } else if (EqualsIgnoreCase(opt, "get") && left >= 1) {
+      if (denied("GET")) return false;
       o->gets.push_back(ctx.arg(++j));
     } else {
       ctx.reply.Error(errors::kSyntax);

@@ -58,6 +58,22 @@ void CmdExec(CommandContext& ctx) {
   for (size_t i = 0; i < n; ++i) {
     const QueuedCommand& q = c.multi->queue[i];
     c.args.assign(q.args.begin(), q.args.end());
+    // The user's rules may have changed since the command was queued (Valkey checks again).
+    std::string refusal;
+    if ((c.flags & kClientAclRestricted) &&
+        !server.AclPermits(&c, q.spec, c.args, "multi", &refusal)) {
+      const char* reason =
+          refusal.find(" keys ") != std::string::npos
+              ? "no permission to touch the specified keys"
+          : refusal.find(" channels ") != std::string::npos
+              ? "no permission to access one of the channels used as arguments"
+              : "no permission to execute the command or subcommand";
+      ctx.reply.Error(std::string("NOPERM ACLs rules changed between the moment the transaction "
+                                  "was accumulated and the EXEC call. This command is no longer "
+                                  "allowed for the following reason: ") +
+                      reason);
+      continue;
+    }
     server.Call(&c, q.spec, MonotonicUs());
   }
   c.args = exec_args;

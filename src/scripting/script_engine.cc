@@ -360,6 +360,7 @@ int ScriptEngine::CallCommand(lua_State* L) {
   }
   const char* refusal = nullptr;
   std::string misconf;  // persistence/disk_errors.h
+  std::string acl_refusal;  // NOPERM text of the caller's user (server_acl.cc)
   const CommandSpec* spec = Commands().Find(args[0]);
   if (spec != nullptr && spec->IsContainer() && args.size() >= 2) {
     spec = spec->FindSubcommand(args[1]);
@@ -371,6 +372,17 @@ int ScriptEngine::CallCommand(lua_State* L) {
     refusal = "Wrong number of args calling Redis command from script";
   } else if (spec->flags & kCmdNoScript) {
     refusal = "This Redis command is not allowed from script";
+  } else if (Client* caller = server_.executing();
+             caller != nullptr && (caller->flags & kClientAclRestricted) &&
+             !server_.AclPermits(caller, spec, args, "lua", &acl_refusal)) {
+    // Redis 7.0's wording for a script's refused command, key or channel.
+    refusal = acl_refusal.find(" keys ") != std::string::npos
+                  ? "The user executing the script can't access at least one of the keys "
+                    "mentioned in the command arguments"
+              : acl_refusal.find(" channels ") != std::string::npos
+                  ? "The user executing the script can't publish to the channel mentioned in "
+                    "the command"
+                  : "The user executing the script can't run this command or subcommand";
   } else if ((spec->flags & kCmdWrite) && run_.read_only) {
     refusal = "Write commands are not allowed from read-only scripts.";
   } else if ((spec->flags & kCmdWrite) && !(misconf = DiskErrorRefusal(server_)).empty()) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "acl/user.h"
 #include "net/connection.h"
 #include "net/event_loop.h"
 #include "protocol/reply_builder.h"
@@ -50,6 +51,7 @@ enum ClientFlag : uint32_t {
   kClientMaster = 1u << 26,          // this replica's link to its master
   kClientAsking = 1u << 27,          // ASKING: the next command may use an importing slot
   kClientReadOnlyReplica = 1u << 28,  // READONLY: reads served by a cluster replica
+  kClientAclRestricted = 1u << 29,   // its user is not allowed everything: commands get ACL checks
 };
 
 struct Client {
@@ -82,7 +84,13 @@ struct Client {
   int db_index = 0;
   int resp = 2;
   bool authenticated = false;
-  std::string user = "default";
+  // The ACL user (acl/); nullptr for internal clients (AOF loading, master link), which may
+  // run anything. Set through Server::SetClientUser, which keeps kClientAclRestricted right.
+  std::shared_ptr<User> acl_user;
+  const std::string& UserName() const {
+    static const std::string kDefault = "default";
+    return acl_user != nullptr ? acl_user->name() : kDefault;
+  }
   std::string name;
   std::string lib_name;
   std::string lib_ver;

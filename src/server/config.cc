@@ -444,6 +444,9 @@ bool LoadConfigText(Config* config, std::string_view text, std::string* error) {
       }
       if (name == "include") {
         reason = "include is not supported yet";
+      } else if (name == "user") {
+        if (args.empty()) reason = "Bad directive or wrong number of arguments";
+        else config->acl_users.push_back(args);
       } else {
         reason = ApplyConfigDirective(config, name, args, ConfigSource::kFile);
       }

@@ -42,6 +42,8 @@ struct Config {
   std::string loglevel = "notice";
   std::string dir;  // filled with the working directory at start-up
   std::string requirepass;
+  // `user <name> <rules...>` lines of the config file, applied at start-up (acl/).
+  std::vector<std::vector<std::string>> acl_users;
   std::string enable_debug_command = "no";
   std::string enable_protected_configs = "no";
   std::string enable_module_command = "no";

@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "acl/acl_log.h"
+#include "acl/acl_store.h"
 #include "commands/command_table.h"
 #include "net/event_loop.h"
 #include "net/io_thread_pool.h"
@@ -47,6 +49,11 @@ struct ServerStats {
   uint64_t client_output_buffer_limit_disconnections = 0;
   uint64_t io_threaded_reads_processed = 0;  // reads (and parses) done by I/O threads
   uint64_t io_threaded_writes_processed = 0;
+  // ACL refusals (INFO acl_access_denied_*).
+  uint64_t acl_denied_auth = 0;
+  uint64_t acl_denied_cmd = 0;
+  uint64_t acl_denied_key = 0;
+  uint64_t acl_denied_channel = 0;
   std::map<std::string, uint64_t> error_codes;  // INFO errorstats
   // Instantaneous ops/sec: samples taken by the periodic task.
   int64_t ops_sample_time_ms = 0;
@@ -157,6 +164,31 @@ class Server {
   // Runs bytes as if c had sent them.
   void FeedClientInput(Client* c, std::string_view bytes);
 
+  // ACL users and log (acl/; server/server_acl.cc).
+  AclStore& acl() { return acl_; }
+  AclLog& acl_log() { return acl_log_; }
+  // Makes c run as user (AUTH, HELLO, RESET; nullptr: internal, unrestricted).
+  void SetClientUser(Client* c, std::shared_ptr<User> user);
+  // After users changed (ACL SETUSER, LOAD, ...): clients' restricted flags follow.
+  void RefreshAclClients();
+  // Closes the clients authenticated as user (ACL DELUSER, LOAD), the caller after its reply.
+  void KillClientsOfUser(const User* user, Client* caller);
+  // Closes subscribers of user whose channels its new rules no longer allow (ACL SETUSER).
+  void KillPubSubClientsOfUser(const User* user, Client* caller);
+  // AUTH / HELLO AUTH: true with c authenticated as name, or false after counting and
+  // logging the failure (object: the command's name).
+  bool Authenticate(Client* c, std::string_view name, std::string_view password,
+                    std::string_view command);
+  // Whether commands of unauthenticated clients are refused (the default user has a
+  // password or is off).
+  bool AuthRequired() const;
+  // ACL check of spec with args for c's user (c->acl_user not null). On a refusal logs it
+  // (context: "toplevel", "multi", "lua"), counts it and returns false with *error set.
+  bool AclPermits(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args,
+                  const char* context, std::string* error);
+  // Applies requirepass, `user` lines and aclfile at start-up; false with *error.
+  bool LoadAclAtStartup(std::string* error);
+
   // WATCH: who watches which key (server/transaction.h).
   WatchRegistry& watches() { return watches_; }
 
@@ -246,6 +278,8 @@ class Server {
   std::vector<Client*> to_close_;
   BlockingRegistry blocking_;
   WatchRegistry watches_;
+  AclStore acl_;
+  AclLog acl_log_;
   Tracking tracking_;
   uint64_t nested_errors_ = 0;  // error replies of commands run inside another (Call)
   PubSub pubsub_;

@@ -34,6 +34,7 @@ TEST_F(CommandTest, AuthWithoutPassword) {
 
 TEST_F(CommandTest, RequirePass) {
   server_->config().requirepass = "secret";
+  server_->acl().SetRequirePass("secret");  // what CONFIG SET and start-up do
   client_->authenticated = false;
   EXPECT_EQ(Run({"ping"}), Err("NOAUTH Authentication required."));
   EXPECT_EQ(Run({"auth", "wrong"}),

@@ -1,0 +1,138 @@
+#include "acl/permission.h"
+
+#include "acl/key_access.h"
+#include "commands/command_table.h"
+
+namespace vireo {
+namespace {
+
+// Channel arguments: first index, whether all later arguments are channels too, patterns.
+struct ChannelArgs {
+  int first = 0;
+  bool rest = false;
+  bool patterns = false;
+};
+
+ChannelArgs ChannelsOf(const CommandSpec& spec) {
+  const std::string& n = spec.name;
+  if (n == "publish" || n == "spublish") return {1, false, false};
+  if (n == "subscribe" || n == "ssubscribe") return {1, true, false};
+  if (n == "psubscribe") return {1, true, true};
+  return {};
+}
+
+// Key positions, found once per check and only when a selector restricts keys.
+struct LazyKeys {
+  const CommandSpec& spec;
+  const std::vector<std::string_view>& args;
+  bool found = false;
+  std::vector<int> positions;
+  const std::vector<int>& Get() {
+    if (!found) {
+      CommandTable::KeyPositions(spec, args, &positions);
+      found = true;
+    }
+    return positions;
+  }
+};
+
+AclVerdict CheckSelector(const Selector& s, const CommandSpec& spec,
+                         const std::vector<std::string_view>& args, LazyKeys& keys) {
+  if (!(spec.flags & kCmdNoAuth) && !s.AllowsCommand(spec, args)) return {AclDenial::kCommand, 0};
+  if (!s.all_keys()) {
+    for (int pos : keys.Get()) {
+      uint8_t perms = KeyAccessNeeded(spec, args, pos);
+      if (!s.AllowsKey(args[static_cast<size_t>(pos)], perms)) return {AclDenial::kKey, pos};
+    }
+  }
+  if (!s.all_channels()) {
+    ChannelArgs ch = ChannelsOf(spec);
+    if (ch.first != 0) {
+      int last = ch.rest ? static_cast<int>(args.size()) - 1 : ch.first;
+      for (int i = ch.first; i <= last && i < static_cast<int>(args.size()); ++i) {
+        if (!s.AllowsChannel(args[static_cast<size_t>(i)], ch.patterns)) {
+          return {AclDenial::kChannel, i};
+        }
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+AclVerdict CheckCommandPermission(const User& user, const CommandSpec& spec,
+                                  const std::vector<std::string_view>& args) {
+  LazyKeys keys{spec, args};
+  AclVerdict relevant{AclDenial::kCommand, 0};
+  for (const Selector& s : user.selectors()) {
+    AclVerdict v = CheckSelector(s, spec, args, keys);
+    if (v.denial == AclDenial::kNone) return v;
+    if (v.denial > relevant.denial ||
+        (v.denial == relevant.denial && v.denial != AclDenial::kCommand)) {
+      relevant = v;
+    }
+  }
+  return relevant;
+}
+
+bool CanReadEveryKey(const User& user, const CommandSpec& spec,
+                     const std::vector<std::string_view>& args) {
+  LazyKeys keys{spec, args};
+  for (const Selector& s : user.selectors()) {
+    if (s.AllowsEveryKey(kAclPermRead) &&
+        CheckSelector(s, spec, args, keys).denial == AclDenial::kNone) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string AclDenialError(AclDenial denial, const CommandSpec& spec) {
+  switch (denial) {
+    case AclDenial::kKey:
+      return "NOPERM this user has no permissions to access one of the keys used as arguments";
+    case AclDenial::kChannel:
+      return "NOPERM this user has no permissions to access one of the channels used as "
+             "arguments";
+    default:
+      return "NOPERM this user has no permissions to run the '" + spec.name + "' command";
+  }
+}
+
+std::string AclDenialDryRunText(const AclVerdict& v, const CommandSpec& spec,
+                                const std::vector<std::string_view>& args) {
+  switch (v.denial) {
+    case AclDenial::kKey:
+      return "This user has no permissions to access the '" +
+             std::string(args[static_cast<size_t>(v.arg)]) + "' key";
+    case AclDenial::kChannel:
+      return "This user has no permissions to access the '" +
+             std::string(args[static_cast<size_t>(v.arg)]) + "' channel";
+    default:
+      return "This user has no permissions to run the '" + spec.name + "' command";
+  }
+}
+
+const char* AclDenialReason(AclDenial denial) {
+  switch (denial) {
+    case AclDenial::kKey:
+      return "key";
+    case AclDenial::kChannel:
+      return "channel";
+    case AclDenial::kAuth:
+      return "auth";
+    default:
+      return "command";
+  }
+}
+
+std::string AclDenialObject(const AclVerdict& v, const CommandSpec& spec,
+                            const std::vector<std::string_view>& args) {
+  if (v.denial == AclDenial::kKey || v.denial == AclDenial::kChannel) {
+    return std::string(args[static_cast<size_t>(v.arg)]);
+  }
+  return spec.name;
+}
+
+}  // namespace vireo

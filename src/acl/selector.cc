@@ -1,0 +1,367 @@
+#include "acl/selector.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "commands/command_table.h"
+#include "common/glob.h"
+#include "common/numbers.h"
+
+namespace vireo {
+namespace {
+
+// Looks up "name" or "name|sub" (case-insensitive), as ACL rules name commands.
+const CommandSpec* LookupCommand(std::string_view name) {
+  size_t bar = name.find('|');
+  if (bar == std::string_view::npos) return Commands().Find(name);
+  const CommandSpec* parent = Commands().Find(name.substr(0, bar));
+  if (parent == nullptr || !parent->IsContainer()) return nullptr;
+  return parent->FindSubcommand(name.substr(bar + 1));
+}
+
+template <typename F>
+void ForEachSpec(F&& f) {
+  for (const CommandSpec* c : Commands().All()) {
+    f(*c);
+    for (const CommandSpec& s : c->subcommands) f(s);
+  }
+}
+
+}  // namespace
+
+const char* AclRuleErrorText(AclRuleError e) {
+  switch (e) {
+    case AclRuleError::kNone:
+      return "";
+    case AclRuleError::kSyntax:
+      return "Syntax error";
+    case AclRuleError::kUnknownCommand:
+      return "Unknown command or category name in ACL";
+    case AclRuleError::kKeysAfterAll:
+      return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and "
+             "does not have any effect. Try 'resetkeys' to start with an empty list of patterns";
+    case AclRuleError::kChannelsAfterAll:
+      return "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and "
+             "does not have any effect. Try 'resetchannels' to start with an empty list of "
+             "channels";
+    case AclRuleError::kNoSuchPassword:
+      return "The password you are trying to remove from the user does not exist";
+    case AclRuleError::kBadHash:
+      return "The password hash must be exactly 64 characters and contain only lowercase "
+             "hexadecimal characters";
+    case AclRuleError::kSubcommandFirstArg:
+      return "Allowing first-arg of a subcommand is not supported";
+  }
+  return "Wrong format";
+}
+
+const std::vector<std::pair<std::string, uint64_t>>& AclCategories() {
+  static const std::vector<std::pair<std::string, uint64_t>> kCategories = [] {
+    std::vector<std::pair<std::string, uint64_t>> out;
+    for (int bit = 0; bit < 64; ++bit) {
+      std::vector<std::string> names = AclCategoryNames(1ull << bit);
+      if (names.empty()) break;
+      out.emplace_back(names[0].substr(1), 1ull << bit);
+    }
+    return out;
+  }();
+  return kCategories;
+}
+
+uint64_t AclCategoryByName(std::string_view name) {
+  for (const auto& [n, flag] : AclCategories()) {
+    if (EqualsIgnoreCase(n, name)) return flag;
+  }
+  return 0;
+}
+
+Selector::Selector(bool all_channels)
+    : bits_((Commands().IdLimit() + 63) / 64, 0), all_channels_(all_channels) {}
+
+void Selector::SetBit(uint32_t id, bool on) {
+  if (id / 64 >= bits_.size()) bits_.resize(id / 64 + 1, 0);
+  if (on) {
+    bits_[id / 64] |= 1ull << (id % 64);
+  } else {
+    bits_[id / 64] &= ~(1ull << (id % 64));
+  }
+}
+
+void Selector::ChangeCommand(const CommandSpec& spec, bool allow) {
+  SetBit(spec.id, allow);
+  first_args_.erase(spec.id);
+  for (const CommandSpec& sub : spec.subcommands) SetBit(sub.id, allow);
+}
+
+void Selector::ChangeCategory(uint64_t category, bool allow) {
+  for (const CommandSpec* c : Commands().All()) {
+    if (c->acl & category) ChangeCommand(*c, allow);
+    for (const CommandSpec& s : c->subcommands) {
+      if (s.acl & category) ChangeCommand(s, allow);
+    }
+  }
+}
+
+void Selector::SetAllCommands(bool allow) {
+  std::fill(bits_.begin(), bits_.end(), allow ? ~0ull : 0ull);
+  future_commands_ = allow;
+  first_args_.clear();
+}
+
+bool Selector::Unrestricted() const {
+  if (!all_keys_ || !all_channels_) return false;
+  bool all = true;
+  ForEachSpec([&](const CommandSpec& s) { all = all && Bit(s.id); });
+  return all;
+}
+
+AclRuleError Selector::Apply(std::string_view rule) {
+  // "~*" and "&*" are the same as allkeys / allchannels, even when already set.
+  if (EqualsIgnoreCase(rule, "allkeys") || rule == "~*") {
+    all_keys_ = true;
+    keys_.clear();
+    return AclRuleError::kNone;
+  }
+  if (EqualsIgnoreCase(rule, "resetkeys")) {
+    keys_.clear();
+    all_keys_ = false;
+    return AclRuleError::kNone;
+  }
+  if (EqualsIgnoreCase(rule, "allchannels") || rule == "&*") {
+    all_channels_ = true;
+    channels_.clear();
+    return AclRuleError::kNone;
+  }
+  if (EqualsIgnoreCase(rule, "resetchannels")) {
+    channels_.clear();
+    all_channels_ = false;
+    return AclRuleError::kNone;
+  }
+  if (EqualsIgnoreCase(rule, "allcommands") || EqualsIgnoreCase(rule, "+@all")) {
+    SetAllCommands(true);
+    return AclRuleError::kNone;
+  }
+  if (EqualsIgnoreCase(rule, "nocommands") || EqualsIgnoreCase(rule, "-@all")) {
+    SetAllCommands(false);
+    return AclRuleError::kNone;
+  }
+  if (rule.empty()) return AclRuleError::kSyntax;
+  if (rule[0] == '~' || rule[0] == '%') return ApplyKeyPattern(rule);
+  if (rule[0] == '&') {
+    if (all_channels_) return AclRuleError::kChannelsAfterAll;
+    std::string_view pattern = rule.substr(1);
+    if (pattern == "*") {
+      all_channels_ = true;
+      channels_.clear();
+    } else if (std::find(channels_.begin(), channels_.end(), pattern) == channels_.end()) {
+      channels_.emplace_back(pattern);
+    }
+    return AclRuleError::kNone;
+  }
+  if (rule[0] == '+' || rule[0] == '-') return ApplyCommandRule(rule);
+  return AclRuleError::kSyntax;
+}
+
+AclRuleError Selector::ApplyKeyPattern(std::string_view rule) {
+  if (all_keys_) return AclRuleError::kKeysAfterAll;
+  uint8_t perms = 0;
+  size_t offset = 1;
+  if (rule[0] == '%') {
+    bool tilde = false;
+    for (; offset < rule.size(); ++offset) {
+      char ch = static_cast<char>(toupper(static_cast<unsigned char>(rule[offset])));
+      if (ch == 'R' && !(perms & kAclPermRead)) {
+        perms |= kAclPermRead;
+      } else if (ch == 'W' && !(perms & kAclPermWrite)) {
+        perms |= kAclPermWrite;
+      } else if (rule[offset] == '~') {
+        tilde = true;
+        ++offset;
+        break;
+      } else {
+        return AclRuleError::kSyntax;
+      }
+    }
+    if (perms == 0 || !tilde) return AclRuleError::kSyntax;
+  } else {
+    perms = kAclPermAll;
+  }
+  std::string_view pattern = rule.substr(offset);
+  if (pattern == "*" && perms == kAclPermAll) {
+    all_keys_ = true;
+    keys_.clear();
+    return AclRuleError::kNone;
+  }
+  for (KeyPattern& k : keys_) {
+    if (k.pattern == pattern) {
+      k.perms |= perms;
+      return AclRuleError::kNone;
+    }
+  }
+  keys_.push_back({std::string(pattern), perms});
+  return AclRuleError::kNone;
+}
+
+AclRuleError Selector::ApplyCommandRule(std::string_view rule) {
+  const bool allow = rule[0] == '+';
+  std::string_view name = rule.substr(1);
+  if (!name.empty() && name[0] == '@') {
+    uint64_t category = AclCategoryByName(name.substr(1));
+    if (category == 0) return AclRuleError::kUnknownCommand;
+    ChangeCategory(category, allow);
+    return AclRuleError::kNone;
+  }
+  size_t bar = name.rfind('|');
+  if (!allow || bar == std::string_view::npos) {
+    const CommandSpec* spec = LookupCommand(name);
+    if (spec == nullptr) return AclRuleError::kUnknownCommand;
+    ChangeCommand(*spec, allow);
+    return AclRuleError::kNone;
+  }
+  // +cmd|sub: a subcommand, or (for a plain command) an allowed first argument.
+  const CommandSpec* parent = LookupCommand(name.substr(0, bar));
+  if (parent == nullptr) return AclRuleError::kUnknownCommand;
+  if (parent->name.find('|') != std::string::npos) return AclRuleError::kSubcommandFirstArg;
+  std::string_view sub = name.substr(bar + 1);
+  if (sub.empty()) return AclRuleError::kSyntax;
+  if (parent->IsContainer()) {
+    const CommandSpec* spec = parent->FindSubcommand(sub);
+    if (spec == nullptr) return AclRuleError::kUnknownCommand;
+    ChangeCommand(*spec, true);
+    return AclRuleError::kNone;
+  }
+  std::vector<std::string>& list = first_args_[parent->id];
+  std::string lowered = ToLower(sub);
+  if (std::find(list.begin(), list.end(), lowered) == list.end()) list.push_back(lowered);
+  return AclRuleError::kNone;
+}
+
+bool Selector::AllowsCommand(const CommandSpec& spec,
+                             const std::vector<std::string_view>& args) const {
+  if (Bit(spec.id)) return true;
+  auto it = first_args_.find(spec.id);
+  if (it == first_args_.end()) return false;
+  size_t idx = spec.name.find('|') == std::string::npos ? 1 : 2;
+  if (args.size() <= idx) return false;
+  for (const std::string& a : it->second) {
+    if (EqualsIgnoreCase(a, args[idx])) return true;
+  }
+  return false;
+}
+
+bool Selector::AllowsKey(std::string_view key, uint8_t perms) const {
+  if (all_keys_) return true;
+  for (const KeyPattern& k : keys_) {
+    if ((k.perms & perms) != perms) continue;
+    if (GlobMatch(k.pattern, key)) return true;
+  }
+  return false;
+}
+
+bool Selector::AllowsEveryKey(uint8_t perms) const {
+  if (all_keys_) return true;
+  for (const KeyPattern& k : keys_) {
+    if ((k.perms & perms) == perms && k.pattern == "*") return true;
+  }
+  return false;
+}
+
+bool Selector::AllowsChannel(std::string_view channel, bool is_pattern) const {
+  if (all_channels_) return true;
+  for (const std::string& p : channels_) {
+    if (is_pattern ? p == channel : GlobMatch(p, channel)) return true;
+  }
+  return false;
+}
+
+std::string Selector::DescribeKeys() const {
+  if (all_keys_) return "~*";
+  std::string out;
+  for (const KeyPattern& k : keys_) {
+    if (!out.empty()) out += ' ';
+    out += k.perms == kAclPermAll ? "~" : k.perms == kAclPermRead ? "%R~" : "%W~";
+    out += k.pattern;
+  }
+  return out;
+}
+
+std::string Selector::DescribeChannels() const {
+  if (all_channels_) return "&*";
+  std::string out;
+  for (const std::string& c : channels_) {
+    if (!out.empty()) out += ' ';
+    out += '&';
+    out += c;
+  }
+  return out;
+}
+
+std::string Selector::Describe() const {
+  std::string out = DescribeKeys();
+  if (!out.empty()) out += ' ';
+  if (all_channels_) {
+    out += "&* ";
+  } else {
+    out += "resetchannels ";
+    for (const std::string& c : channels_) out += "&" + c + " ";
+  }
+  out += DescribeCommands();
+  return out;
+}
+
+// Redis 7.0 rebuilds the rules from the bitmap: start from +@all (when future commands are
+// allowed) or -@all, add the category that best fits what is left while it fits more than
+// it misses, then fix single commands and list allowed first arguments.
+std::string Selector::DescribeCommands() const {
+  const bool additive = !future_commands_;
+  std::string rules = additive ? "-@all " : "+@all ";
+  Selector fake;
+  fake.SetAllCommands(!additive);
+  Selector temp;
+  temp.bits_ = bits_;
+  for (;;) {
+    const std::pair<std::string, uint64_t>* best = nullptr;
+    unsigned long min_diff = INT_MAX, max_same = 0;
+    for (const auto& cat : AclCategories()) {
+      unsigned long on = 0, off = 0;
+      ForEachSpec([&](const CommandSpec& s) {
+        if (s.acl & cat.second) (temp.Bit(s.id) ? on : off)++;
+      });
+      unsigned long diff = additive ? off : on;
+      unsigned long same = additive ? on : off;
+      if (same > diff && (diff < min_diff || (diff == min_diff && same > max_same))) {
+        best = &cat;
+        min_diff = diff;
+        max_same = same;
+      }
+    }
+    if (best == nullptr) break;
+    fake.ChangeCategory(best->second, additive);
+    temp.ChangeCategory(best->second, !additive);
+    rules += (additive ? "+@" : "-@") + best->first + " ";
+  }
+  auto single = [&](const CommandSpec& s) {
+    bool user_bit = Bit(s.id);
+    if (user_bit != fake.Bit(s.id)) {
+      rules += (user_bit ? "+" : "-") + s.name + " ";
+      fake.ChangeCommand(s, user_bit);
+    }
+  };
+  auto first_args = [&](const CommandSpec& s) {
+    auto it = first_args_.find(s.id);
+    if (Bit(s.id) || it == first_args_.end()) return;
+    for (const std::string& a : it->second) rules += "+" + s.name + "|" + a + " ";
+  };
+  for (const CommandSpec* c : Commands().All()) {
+    single(*c);
+    for (const CommandSpec& s : c->subcommands) {
+      single(s);
+      first_args(s);
+    }
+    first_args(*c);
+  }
+  rules.pop_back();
+  return rules;
+}
+
+}  // namespace vireo

@@ -1,0 +1,137 @@
+#include "acl/selector.h"
+
+#include <gtest/gtest.h>
+
+#include "acl/permission.h"
+#include "acl/user.h"
+#include "commands/command_table.h"
+
+namespace vireo {
+namespace {
+
+class AclSelectorTest : public ::testing::Test {
+ protected:
+  void SetUp() override { RegisterAllCommands(); }
+  const CommandSpec& Spec(std::string_view name) {
+    const CommandSpec* s = Commands().Find(name);
+    EXPECT_NE(s, nullptr) << name;
+    return *s;
+  }
+  const CommandSpec& Sub(std::string_view name, std::string_view sub) {
+    return *Spec(name).FindSubcommand(sub);
+  }
+};
+
+TEST_F(AclSelectorTest, NewSelectorAllowsNothing) {
+  Selector s;
+  EXPECT_FALSE(s.AllowsCommand(Spec("get"), {"get", "k"}));
+  EXPECT_FALSE(s.AllowsKey("k", kAclPermRead));
+  EXPECT_FALSE(s.AllowsChannel("c", false));
+  EXPECT_EQ(s.Describe(), "resetchannels -@all");
+  EXPECT_FALSE(s.Unrestricted());
+}
+
+TEST_F(AclSelectorTest, AllCommandsKeysChannelsIsUnrestricted) {
+  Selector s;
+  for (auto r : {"+@all", "~*", "&*"}) EXPECT_EQ(s.Apply(r), AclRuleError::kNone);
+  EXPECT_TRUE(s.Unrestricted());
+  EXPECT_EQ(s.Describe(), "~* &* +@all");
+  EXPECT_EQ(s.Apply("-get"), AclRuleError::kNone);
+  EXPECT_FALSE(s.Unrestricted());
+  EXPECT_EQ(s.Apply("+get"), AclRuleError::kNone);
+  EXPECT_TRUE(s.Unrestricted());
+  EXPECT_EQ(s.DescribeCommands(), "+@all");
+}
+
+TEST_F(AclSelectorTest, CategoriesAndSingleCommands) {
+  Selector s;
+  for (auto r : {"+get", "+@string", "-set", "+config|get", "+client|id", "+select|0"}) {
+    EXPECT_EQ(s.Apply(r), AclRuleError::kNone) << r;
+  }
+  EXPECT_TRUE(s.AllowsCommand(Spec("get"), {"get", "k"}));
+  EXPECT_TRUE(s.AllowsCommand(Spec("append"), {"append", "k", "v"}));
+  EXPECT_FALSE(s.AllowsCommand(Spec("set"), {"set", "k", "v"}));
+  EXPECT_TRUE(s.AllowsCommand(Sub("config", "get"), {"config", "get", "x"}));
+  EXPECT_FALSE(s.AllowsCommand(Sub("config", "set"), {"config", "set", "x", "y"}));
+  EXPECT_TRUE(s.AllowsCommand(Spec("select"), {"select", "0"}));
+  EXPECT_FALSE(s.AllowsCommand(Spec("select"), {"select", "1"}));
+  std::string d = s.DescribeCommands();
+  // Rebuilt from the bitmap as Redis 7.0 does (single commands in table order).
+  EXPECT_EQ(d.rfind("-@all +@string ", 0), 0u) << d;
+  for (auto part : {" -set", " +config|get", " +client|id", " +select|0"}) {
+    EXPECT_NE(d.find(part), std::string::npos) << d << " lacks" << part;
+  }
+  EXPECT_EQ(d.find("+get"), std::string::npos) << d;
+}
+
+TEST_F(AclSelectorTest, SubtractiveDescriptionPicksBestCategory) {
+  Selector s;
+  for (auto r : {"+@all", "-@dangerous", "+flushdb"}) EXPECT_EQ(s.Apply(r), AclRuleError::kNone);
+  std::string d = s.DescribeCommands();
+  EXPECT_EQ(d.rfind("+@all -@admin ", 0), 0u) << d;
+  EXPECT_NE(d.find(" -flushall"), std::string::npos) << d;
+  EXPECT_EQ(d.find("flushdb"), std::string::npos) << d;
+}
+
+TEST_F(AclSelectorTest, ContainerCategoryCoversSubcommands) {
+  Selector s;
+  EXPECT_EQ(s.Apply("+@slow"), AclRuleError::kNone);
+  EXPECT_TRUE(s.AllowsCommand(Sub("client", "kill"), {"client", "kill", "x"}));
+  Selector t;
+  EXPECT_EQ(t.Apply("+client"), AclRuleError::kNone);
+  EXPECT_EQ(t.DescribeCommands(), "-@all +client");
+}
+
+TEST_F(AclSelectorTest, RuleErrors) {
+  Selector s;
+  EXPECT_EQ(s.Apply("bogus"), AclRuleError::kSyntax);
+  EXPECT_EQ(s.Apply("+nosuch"), AclRuleError::kUnknownCommand);
+  EXPECT_EQ(s.Apply("+@nosuch"), AclRuleError::kUnknownCommand);
+  EXPECT_EQ(s.Apply("%X~a"), AclRuleError::kSyntax);
+  EXPECT_EQ(s.Apply("%~a"), AclRuleError::kSyntax);
+  EXPECT_EQ(s.Apply("%R"), AclRuleError::kSyntax);
+  EXPECT_EQ(s.Apply("-get|x"), AclRuleError::kUnknownCommand);
+  EXPECT_EQ(s.Apply("+select|0|1"), AclRuleError::kUnknownCommand);
+  EXPECT_EQ(s.Apply("+client|id|x"), AclRuleError::kSubcommandFirstArg);
+  EXPECT_EQ(s.Apply("+debug|"), AclRuleError::kSyntax);
+  EXPECT_EQ(s.Apply("allkeys"), AclRuleError::kNone);
+  EXPECT_EQ(s.Apply("~b"), AclRuleError::kKeysAfterAll);
+  EXPECT_EQ(s.Apply("allkeys"), AclRuleError::kNone);
+  EXPECT_EQ(s.Apply("allchannels"), AclRuleError::kNone);
+  EXPECT_EQ(s.Apply("&b"), AclRuleError::kChannelsAfterAll);
+  EXPECT_STREQ(AclRuleErrorText(AclRuleError::kUnknownCommand),
+               "Unknown command or category name in ACL");
+}
+
+TEST_F(AclSelectorTest, KeyPatternsWithPermissions) {
+  Selector s;
+  for (auto r : {"~k*", "%R~r*", "%W~w*", "%RW~b", "%R~k*"}) {
+    EXPECT_EQ(s.Apply(r), AclRuleError::kNone) << r;
+  }
+  EXPECT_EQ(s.DescribeKeys(), "~k* %R~r* %W~w* ~b");
+  EXPECT_TRUE(s.AllowsKey("k1", kAclPermRead | kAclPermWrite));
+  EXPECT_TRUE(s.AllowsKey("r1", kAclPermRead));
+  EXPECT_FALSE(s.AllowsKey("r1", kAclPermWrite));
+  EXPECT_TRUE(s.AllowsKey("w1", kAclPermWrite));
+  EXPECT_FALSE(s.AllowsKey("w1", kAclPermRead | kAclPermWrite));
+  EXPECT_TRUE(s.AllowsKey("w1", 0));  // EXISTS needs no permission, only a pattern
+  EXPECT_FALSE(s.AllowsKey("x", 0));
+  EXPECT_EQ(s.Apply("resetkeys"), AclRuleError::kNone);
+  EXPECT_EQ(s.Apply("%RW~*"), AclRuleError::kNone);
+  EXPECT_TRUE(s.all_keys());
+  EXPECT_EQ(s.DescribeKeys(), "~*");
+}
+
+TEST_F(AclSelectorTest, ChannelPatterns) {
+  Selector s;
+  EXPECT_EQ(s.Apply("&ch*"), AclRuleError::kNone);
+  EXPECT_TRUE(s.AllowsChannel("chat", false));
+  EXPECT_FALSE(s.AllowsChannel("other", false));
+  // A PSUBSCRIBE pattern must be one of the user's patterns, literally.
+  EXPECT_TRUE(s.AllowsChannel("ch*", true));
+  EXPECT_FALSE(s.AllowsChannel("c*", true));
+  EXPECT_EQ(s.Describe(), "resetchannels &ch* -@all");
+}
+
+}  // namespace
+}  // namespace vireo
