@@ -1,6 +1,7 @@
 #include "persistence/rdb_reader.h"
 
 #include <liblzf/lzf.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -191,7 +192,7 @@ bool RdbReader::StreamId(StreamID* id) {
 
 bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs,
              const RdbLoadLimits& limits, int64_t now_ms, RdbLoadStats* stats, std::string* error,
-             size_t* rdb_size) {
+             size_t* rdb_size, const LoadProgress* progress) {
   auto fail_at = [&](size_t offset, const std::string& what) {
     *error = "at byte offset " + std::to_string(offset) + ": " + what;
     return false;
@@ -226,7 +227,12 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
   int64_t idle = -1;
   int64_t freq = -1;
   std::string key, aux_key, aux_value;
+  size_t next_report = progress != nullptr ? progress->every : SIZE_MAX;
   while (true) {
+    if (r.offset() >= next_report) [[unlikely]] {
+      if (!progress->fn(9 + r.offset())) return fail_at(9 + r.offset(), "loading interrupted");
+      next_report = r.offset() + progress->every;
+    }
     uint8_t op;
     size_t op_offset = 9 + r.offset();
     if (!r.Byte(&op)) return fail();
@@ -325,6 +331,7 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
         if (expire_ms != 0) db->SetExpire(e, expire_ms);
         RestoreAccessClock(e, idle, freq);
         ++stats->keys_loaded;
+        if (progress != nullptr && progress->key_delay_us > 0) usleep(progress->key_delay_us);
       }
     }
     expire_ms = 0;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,15 @@ struct RdbLoadStats {
   int64_t repl_offset = -1;
 };
 
+// Called about every `every` bytes while a file loads, with the offset reached: the server
+// answers its clients between the parts of a long load. Returning false stops the load
+// (a shutdown), which then fails.
+struct LoadProgress {
+  size_t every = 0;
+  std::function<bool(size_t done)> fn;
+  int64_t key_delay_us = 0;  // key-load-delay: tests slow a load down to watch it
+};
+
 // Loads a whole RDB image into dbs (keys already present make the load fail). Keys whose
 // expiry is before now_ms are skipped. The checksum, when the file has one, is verified
 // before anything is loaded. On failure *error says what and at which byte offset; the
@@ -89,7 +99,7 @@ struct RdbLoadStats {
 // *rdb_size is set to the RDB's length, and the checksum is verified once its end is found.
 bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs,
              const RdbLoadLimits& limits, int64_t now_ms, RdbLoadStats* stats, std::string* error,
-             size_t* rdb_size = nullptr);
+             size_t* rdb_size = nullptr, const LoadProgress* progress = nullptr);
 
 // RESTORE: whether the footer's version is one we read and its CRC64 matches.
 bool VerifyDumpPayload(std::string_view payload);

@@ -208,6 +208,7 @@ void SnapshotCron(Server& server) {
 
 bool SaveBeforeShutdown(Server& server, ShutdownSave mode, std::string* error) {
   KillBackgroundSave(server);
+  if (server.loading()) return true;  // a half-loaded dataset is never saved (as Valkey)
   bool save = mode == ShutdownSave::kSave ||
               (mode == ShutdownSave::kDefault && !server.config().save.empty());
   if (!save) return true;
@@ -215,9 +216,28 @@ bool SaveBeforeShutdown(Server& server, ShutdownSave mode, std::string* error) {
   return SaveSnapshot(server, error);
 }
 
+void BeginLoading(Server& server, size_t total_bytes) {
+  SnapshotState& st = server.snapshot();
+  st.loading_start_ms = NowMs();
+  st.loading_total_bytes = total_bytes;
+  st.loading_loaded_bytes = 0;
+  server.SetLoading(true);
+}
+
+bool LoadingProgress(Server& server, size_t loaded_bytes) {
+  server.snapshot().loading_loaded_bytes = loaded_bytes;
+  return server.ServeWhileLoading();
+}
+
+void EndLoading(Server& server) {
+  server.SetLoading(false);
+  server.snapshot().loading_total_bytes = 0;
+}
+
 namespace {
 
-bool LoadFile(Server& server, const std::string& path, std::string* error, bool missing_ok) {
+bool LoadFile(Server& server, const std::string& path, std::string* error, bool missing_ok,
+              bool serve_clients) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT && missing_ok) return true;
@@ -247,8 +267,17 @@ bool LoadFile(Server& server, const std::string& path, std::string* error, bool 
   int64_t start = MonotonicUs();
   RdbLoadStats stats;
   std::string err;
+  LoadProgress progress;
+  if (serve_clients) {
+    progress.every = static_cast<size_t>(
+        ConfigValueInt(server.config(), "loading-process-events-interval-bytes", 2 << 20));
+    progress.fn = [&server](size_t done) { return LoadingProgress(server, done); };
+    progress.key_delay_us = ConfigValueInt(server.config(), "key-load-delay", 0);
+    BeginLoading(server, size);
+  }
   bool ok = LoadRdb(data, size, AllDbs(server), RdbLoadLimitsFrom(server.config()), NowMs(), &stats,
-                    &err);
+                    &err, nullptr, serve_clients ? &progress : nullptr);
+  if (serve_clients) EndLoading(server);
   if (map != MAP_FAILED) munmap(map, size);
   if (!ok) {
     *error = "Bad RDB file '" + path + "' " + err;
@@ -277,13 +306,13 @@ bool LoadFile(Server& server, const std::string& path, std::string* error, bool 
 }  // namespace
 
 bool LoadSnapshotAtStartup(Server& server, std::string* error) {
-  return LoadFile(server, FilePath(server), error, true);
+  return LoadFile(server, FilePath(server), error, true, true);
 }
 
 bool ReplaceDatasetFromFile(Server& server, const std::string& path, std::string* error) {
   KillBackgroundSave(server);
   for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
-  if (LoadFile(server, path, error, false)) return true;
+  if (LoadFile(server, path, error, false, true)) return true;
   for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
   return false;
 }
@@ -293,7 +322,8 @@ bool ReloadSnapshot(Server& server, std::string* error) {
   KillBackgroundSave(server);
   if (!SaveSnapshot(server, error)) return false;
   for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
-  if (!LoadFile(server, FilePath(server), error, false)) {
+  // DEBUG RELOAD runs as a command: other clients wait instead of being served meanwhile.
+  if (!LoadFile(server, FilePath(server), error, false, false)) {
     LogWarning("%s", error->c_str());
     for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
     return false;

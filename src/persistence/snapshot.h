@@ -30,6 +30,13 @@ void KillBackgroundSave(Server& server);
 enum class ShutdownSave { kDefault, kSave, kNoSave };
 bool SaveBeforeShutdown(Server& server, ShutdownSave mode, std::string* error);
 
+// Loading state around a long load (start-up, full sync, the AOF): LOADING replies and
+// INFO's loading_* fields. LoadingProgress serves clients once and returns false when a
+// shutdown was asked for.
+void BeginLoading(Server& server, size_t total_bytes);
+bool LoadingProgress(Server& server, size_t loaded_bytes);
+void EndLoading(Server& server);
+
 // Start-up: loads dbfilename from dir when it exists. False with *error (naming the file and
 // the byte offset) when the file is unreadable or corrupt: the server must not start.
 bool LoadSnapshotAtStartup(Server& server, std::string* error);

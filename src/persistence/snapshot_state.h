@@ -20,6 +20,10 @@ struct SnapshotState {
   int64_t last_bgsave_try_ms = 0;  // failed saves are retried by save points after 5 s
   uint64_t saves = 0;              // rdb_saves: successful SAVE/BGSAVE
   uint64_t last_load_keys_loaded = 0;
+  // The file loading now (INFO's loading_* fields); loading_total_bytes 0 when none.
+  int64_t loading_start_ms = 0;
+  size_t loading_total_bytes = 0;
+  size_t loading_loaded_bytes = 0;
   uint64_t last_load_keys_expired = 0;
   // The replication history the last loaded file recorded (empty id: none).
   std::string loaded_repl_id;

@@ -196,7 +196,9 @@ void Replication::BackgroundSaveDone(bool ok, const std::string& path) {
 
 bool Replication::transferring() const {
   return std::any_of(replicas_.begin(), replicas_.end(),
-                     [](const auto& r) { return r->state == ReplicaState::kSendBulk; });
+                     [](const auto& r) {
+                       return r->state == ReplicaState::kSendBulk && !r->socket_full;
+                     });
 }
 
 void Replication::Pump() {
@@ -205,8 +207,11 @@ void Replication::Pump() {
     Client* c = r->client;
     // The $<len> header (and anything queued before it) goes out first; then the file moves
     // from the page cache to the socket with sendfile, no copy through user space. A full
-    // socket leaves the rest for the next turn (the loop does not sleep while transferring).
+    // socket leaves the rest for when it drains: the loop sleeps until it is writable (spinning
+    // would take the CPU from a replica on the same core).
+    r->socket_full = false;
     if (c->conn.PendingOutput() > 0 && c->conn.Flush() != Connection::WriteResult::kDone) {
+      r->socket_full = true;
       server_.QueueWrite(c);
       continue;
     }
@@ -216,7 +221,11 @@ void Replication::Pump() {
       const size_t want = static_cast<size_t>(std::min<int64_t>(budget, r->file_size - r->file_sent));
       ssize_t n = sendfile(c->conn.fd(), r->fd, &off, want);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        r->socket_full = true;
+        server_.WatchWritable(c);
+        break;
+      }
       if (n <= 0) {
         LogWarning("Write error sending DB to replica: %s", n < 0 ? strerror(errno) : "EOF");
         server_.CloseClientAsync(c);

@@ -63,7 +63,7 @@ class Replication final : public PropagationSink {
   // flag for the command path. Refreshed on config changes and role changes.
   bool restricts() const { return restricts_; }
   void RefreshRestrictions();
-  // A snapshot is being sent to some replica: the event loop must not sleep.
+  // A snapshot is being sent to a replica whose socket can take more: the loop must not sleep.
   bool transferring() const;
 
   // --- Primary side -------------------------------------------------------------------------
@@ -122,6 +122,7 @@ class Replication final : public PropagationSink {
     bool capa_eof = false;
     bool capa_psync2 = false;
     bool old_sync = false;  // SYNC: no +FULLRESYNC line, no acks
+    bool socket_full = false;  // the bulk waits for the socket to drain
   };
   struct Waiter {
     Client* client;

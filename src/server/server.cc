@@ -106,12 +106,6 @@ void Server::InitForTests() {
 
 bool Server::Init(std::string* error) {
   InitForTests();
-  // A corrupt dump refuses the start (before listening), never serves half a dataset.
-  // With appendonly yes the AOF is the dataset, as in Valkey (persistence/aof_loader.h).
-  if (config_.appendonly ? !StartAofAtStartup(*this, error)
-                         : !LoadSnapshotAtStartup(*this, error)) {
-    return false;
-  }
   if (config_.port != 0) {
     bool any = false;
     for (const std::string& addr : config_.bind) {
@@ -157,16 +151,23 @@ bool Server::Init(std::string* error) {
   }
   TrackThreadAllocations();  // the maxmemory gauge follows this thread's allocations
   StartIoThreads();
-  replication_->Start();
-  if (ConfigValue(config_, "cluster-enabled") == "yes") {
-    cluster_ = std::make_unique<Cluster>(*this);
-    if (!cluster_->Init(error)) return false;
-  }
   signal(SIGPIPE, SIG_IGN);
   struct sigaction sa = {};
   sa.sa_handler = OnTerminationSignal;
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
+  // Listening already, as Valkey: clients get LOADING while the dataset loads instead of a
+  // refused connection. A corrupt file still stops the start; no half dataset is served.
+  // With appendonly yes the AOF is the dataset, as in Valkey (persistence/aof_loader.h).
+  if (config_.appendonly ? !StartAofAtStartup(*this, error)
+                         : !LoadSnapshotAtStartup(*this, error)) {
+    return false;
+  }
+  replication_->Start();  // after the load: the file's replication ID and offset continue
+  if (ConfigValue(config_, "cluster-enabled") == "yes") {
+    cluster_ = std::make_unique<Cluster>(*this);
+    if (!cluster_->Init(error)) return false;
+  }
   loop_.SetTimer(1000 / std::clamp<int64_t>(config_.hz, 1, 500), [this] { Cron(); });
   // A running fork-less snapshot (BGSAVE) gets a slice after each turn's replies are out,
   // and keeps the loop from sleeping while it has work.
@@ -806,6 +807,11 @@ void Server::Execute(Client* c) {
     ++spec->stats.rejected_calls;
     return;
   }
+  if (loading_ && !(spec->flags & kCmdLoading)) [[unlikely]] {
+    c->reply.Error("LOADING Redis is loading the dataset in memory");
+    ++spec->stats.rejected_calls;
+    return;
+  }
   // A MONITOR client counts as a replica: it may not touch the keyspace (Valkey's rule).
   if ((c->flags & kClientMonitor) &&
       (spec->flags & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
@@ -945,6 +951,16 @@ void Server::SetScriptBusy(Client* caller, bool eval) {
 }
 
 void Server::ClearScriptBusy() { busy_caller_ = nullptr; }
+
+bool Server::ServeWhileLoading() {
+  ServeWhileBusy();
+  // SIGTERM or SHUTDOWN stop a load: nothing is saved from a half-loaded dataset.
+  if (g_signal_shutdown && !shutdown_requested_) {
+    LogWarning("Received SIGTERM during loading, exiting without saving.");
+    RequestShutdown(0);
+  }
+  return !shutdown_requested_;
+}
 
 void Server::ServeWhileBusy() {
   // Other clients' commands run as top-level commands, not inside the script's.

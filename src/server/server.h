@@ -130,6 +130,8 @@ class Server {
   void DeliverPush(Client* c, std::string_view frame);
   // Queues c's output for the end of the event batch.
   void QueueWrite(Client* c);
+  // Wakes the loop when c's socket can take more (bytes sent around its output buffer).
+  void WatchWritable(Client* c) { AfterFlush(c, Connection::WriteResult::kPending); }
   // client-output-buffer-limit for c's class; true when c was scheduled to close.
   bool EnforceOutputLimit(Client* c);
 
@@ -183,6 +185,12 @@ class Server {
   void SetScriptBusy(Client* caller, bool eval);
   void ClearScriptBusy();
   void ServeWhileBusy();
+  // While a dataset file loads (start-up, a replica's full sync) commands without the
+  // loading flag get LOADING, and the loader calls ServeWhileBusy between parts of the file.
+  void SetLoading(bool on) { loading_ = on; }
+  // Serves clients once during a load; false when a shutdown was asked for (stop loading).
+  bool ServeWhileLoading();
+  bool loading() const { return loading_; }
   bool shutdown_requested() const { return shutdown_requested_; }
   // io-threads > 1 and the last batch of reads or writes went to the I/O threads.
   bool io_threads_active() const { return io_threads_active_; }
@@ -261,6 +269,7 @@ class Server {
   std::unique_ptr<Cluster> cluster_;
   Client* busy_caller_ = nullptr;  // whose script is past busy-reply-threshold
   bool busy_eval_ = true;          // EVAL (SCRIPT KILL) rather than FCALL (FUNCTION KILL)
+  bool loading_ = false;
   uint64_t next_client_id_ = 1;
   std::unique_ptr<IoThreadPool> io_pool_;  // io-threads > 1 only
   std::vector<IoReadJob> io_reads_;    // queued by this poll's events
