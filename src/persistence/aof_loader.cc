@@ -114,7 +114,7 @@ bool MapFile(const std::string& path, MappedFile* f, std::string* error) {
   }
   f->size = static_cast<size_t>(sb.st_size);
   if (f->size > 0) {
-    f->map = mmap(nullptr, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    f->map = mmap(nullptr, f->size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (f->map == MAP_FAILED) {
       *error = "Can't map the AOF file " + path + ": " + strerror(errno);
       close(fd);

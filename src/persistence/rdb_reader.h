@@ -43,6 +43,9 @@ class RdbReader {
   // kind is then returned in *len.
   bool Length(uint64_t* len, bool* encoded = nullptr);
   bool String(std::string* out);
+  // The same string without a copy when it is stored plainly: *view points into the data
+  // (valid as long as it is); an encoded one is decoded into *scratch, which *view shows.
+  bool StringRef(std::string_view* view, std::string* scratch);
   bool MillisecondTime(int64_t* ms);  // 8 bytes LE
   bool Seconds(int32_t* s);           // 4 bytes LE
   bool BinaryDouble(double* d);
@@ -58,6 +61,9 @@ class RdbReader {
   size_t left() const { return static_cast<size_t>(end_ - p_); }
 
  private:
+  // The 11xxxxxx encodings (integers, LZF) of a string, decoded into *out.
+  bool StringDecoded(uint64_t encoding, std::string* out);
+
   const unsigned char* p_;
   const unsigned char* begin_;
   const unsigned char* end_;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace vireo {
 
@@ -18,6 +19,10 @@ bool SaveSnapshot(Server& server, std::string* error);
 // Starts the BGSAVE snapshot; false with *error when the temp file cannot be created or
 // another snapshot walks the keyspace.
 bool StartBackgroundSave(Server& server, std::string* error);
+// A diskless full sync: a snapshot streamed to the replicas' sockets (dups, owned from here
+// on) after the preamble, ended by eof_mark. Replication::SocketTransferDone hears the end.
+bool StartSocketTransfer(Server& server, std::vector<int> sockets, std::string preamble,
+                         std::string eof_mark, std::string* error);
 bool BackgroundSaveRunning(const Server& server);
 // From the periodic task: collects a finished BGSAVE, then starts a scheduled BGSAVE or one
 // a save point asks for.

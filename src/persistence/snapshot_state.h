@@ -12,6 +12,7 @@ class CowSnapshot;
 
 struct SnapshotState {
   std::shared_ptr<CowSnapshot> bgsave;  // the running BGSAVE (persistence/cow_snapshot), or null
+  bool bgsave_to_sockets = false;       // it is a diskless full sync, not a save
   int64_t bgsave_start_ms = 0;
   uint64_t dirty_at_start = 0;    // changes it captures (subtracted once it succeeds)
   bool bgsave_scheduled = false;  // BGSAVE SCHEDULE waiting for the running snapshot
