@@ -855,16 +855,17 @@ void Server::Execute(Client* c) {
   // a busy script serves others: its keys must stay put (Valkey's rule).
   // A replica: READONLY / MASTERDOWN; a primary short of good replicas: NOREPLICAS.
   if (replication_->restricts()) [[unlikely]] {
-    const bool write = (spec->flags & kCmdWrite) ||
+    const uint32_t flags = CheckedFlags(c, spec);
+    const bool write = (flags & kCmdWrite) ||
                        (spec->name == "exec" && c->multi && (c->multi->queued_flags & kCmdWrite));
-    if (const char* refusal = replication_->RefuseCommand(c, spec->flags, write)) {
+    if (const char* refusal = replication_->RefuseCommand(c, flags, write)) {
       c->reply.Error(refusal);
       ++spec->stats.rejected_calls;
       return;
     }
   }
   if (config_.maxmemory != 0 && busy_caller_ == nullptr && !(c->flags & kClientMaster) &&
-      RejectForMaxmemory(*this, c, spec)) {
+      RejectForMaxmemory(*this, c, spec, CheckedFlags(c, spec))) {
     ++spec->stats.rejected_calls;
     return;
   }
@@ -872,7 +873,7 @@ void Server::Execute(Client* c) {
   // (persistence/disk_errors.h).
   if ((!snapshot_.last_bgsave_ok || aof_->write_failing()) && !(c->flags & kClientMaster))
       [[unlikely]] {
-    const bool write = (spec->flags & kCmdWrite) || spec->name == "ping" ||
+    const bool write = (CheckedFlags(c, spec) & kCmdWrite) || spec->name == "ping" ||
                        (spec->name == "exec" && c->multi && (c->multi->queued_flags & kCmdWrite));
     if (std::string refusal = write ? DiskErrorRefusal(*this) : ""; !refusal.empty()) {
       c->reply.Error(refusal);
@@ -938,6 +939,19 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
     c->flags &= ~kClientReplySkip;
     c->flags |= kClientReplySkipNext;
   }
+}
+
+uint32_t Server::CheckedFlags(const Client* c, const CommandSpec* spec) {
+  const std::string& name = spec->name;
+  if (name.rfind("eval", 0) != 0 && name.rfind("fcall", 0) != 0) return spec->flags;
+  uint32_t script;
+  if (!scripts().DeclaredFlags(c->args, name, &script)) return spec->flags;
+  // Valkey's mapping: the script's declaration replaces write, deny-oom and stale.
+  uint32_t flags = spec->flags & ~(kCmdStale | kCmdDenyOom | kCmdWrite);
+  if (!(script & (kScriptAllowOom | kScriptNoWrites))) flags |= kCmdDenyOom;
+  if (!(script & kScriptNoWrites)) flags |= kCmdWrite;
+  if (script & kScriptAllowStale) flags |= kCmdStale;
+  return flags;
 }
 
 ScriptEngine& Server::scripts() {

@@ -178,6 +178,9 @@ class Server {
 
   // Lua scripts and functions (scripting/script_engine.h), created on first use.
   ScriptEngine& scripts();
+  // The flags Execute's refusals (replica, maxmemory, disk errors) go by: EVAL and FCALL take
+  // those their script declares (`#!lua flags=...`, a function's flags), as Valkey.
+  uint32_t CheckedFlags(const Client* c, const CommandSpec* spec);
   bool has_scripts() const { return scripts_ != nullptr; }
   // A script ran past busy-reply-threshold: until ClearScriptBusy other clients' commands
   // without allow-busy get BUSY, and the script's hook calls ServeWhileBusy, which serves
