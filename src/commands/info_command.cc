@@ -223,10 +223,15 @@ void RenderPersistence(Server& server, std::string* out) {
   int64_t now = NowMs();
   Line(out, "loading:%d", server.loading() ? 1 : 0);
   Line(out, "async_loading:0");
-  Line(out, "current_cow_peak:0");
-  Line(out, "current_cow_size:0");
+  // No fork: the "copy-on-write" memory is the running snapshot's queued output.
+  const CowSnapshot* running = snap.bgsave.get();
+  Line(out, "current_cow_peak:%zu", running ? running->peak_queued_bytes() : 0);
+  Line(out, "current_cow_size:%zu", running ? running->queued_bytes() : 0);
   Line(out, "current_cow_size_age:0");
-  Line(out, "current_fork_perc:0.00");
+  Line(out, "current_fork_perc:%.2f",
+       running && running->keys_total() > 0
+           ? 100.0 * static_cast<double>(running->keys_processed()) / running->keys_total()
+           : 0.0);
   Line(out, "current_save_keys_processed:%llu",
        static_cast<unsigned long long>(snap.bgsave ? snap.bgsave->keys_processed() : 0));
   Line(out, "current_save_keys_total:%llu",
@@ -240,7 +245,7 @@ void RenderPersistence(Server& server, std::string* out) {
   Line(out, "rdb_current_bgsave_time_sec:%lld",
        static_cast<long long>(snap.bgsave ? (now - snap.bgsave_start_ms) / 1000 : -1));
   Line(out, "rdb_saves:%llu", static_cast<unsigned long long>(snap.saves));
-  Line(out, "rdb_last_cow_size:0");
+  Line(out, "rdb_last_cow_size:%zu", snap.last_cow_size);
   Line(out, "rdb_last_load_keys_expired:%llu",
        static_cast<unsigned long long>(snap.last_load_keys_expired));
   Line(out, "rdb_last_load_keys_loaded:%llu",

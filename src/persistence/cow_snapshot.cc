@@ -286,7 +286,8 @@ bool CowSnapshot::Consume(std::string* bytes) {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(*bytes));
   }
-  queued_bytes_.fetch_add(n, std::memory_order_relaxed);
+  const size_t now_queued = queued_bytes_.fetch_add(n, std::memory_order_relaxed) + n;
+  if (now_queued > peak_queued_bytes_) peak_queued_bytes_ = now_queued;
   cv_.notify_one();
   bytes->clear();
   return true;

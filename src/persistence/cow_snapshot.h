@@ -83,6 +83,10 @@ class CowSnapshot final : public SnapshotObserver, private RdbSink {
   uint64_t keys_total() const { return keys_total_; }
   int64_t start_ms() const { return start_ms_; }
   uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
+  // The snapshot's extra memory: output waiting for the writer thread (what a fork's
+  // copy-on-write pages are to Valkey's INFO cow fields), now and at its peak.
+  size_t queued_bytes() const { return queued_bytes_.load(std::memory_order_relaxed); }
+  size_t peak_queued_bytes() const { return peak_queued_bytes_; }
   const std::string& error() const { return error_; }
   // Sockets mode, once Poll() has left kRunning: whether options.sockets[i] got it all.
   bool delivered(size_t i) const { return i < sockets_.size() && sockets_[i] >= 0; }
@@ -138,6 +142,7 @@ class CowSnapshot final : public SnapshotObserver, private RdbSink {
   std::condition_variable cv_;
   std::deque<std::string> queue_;
   std::atomic<size_t> queued_bytes_{0};
+  size_t peak_queued_bytes_ = 0;  // execution thread only
   std::atomic<uint64_t> bytes_written_{0};
   bool finish_ = false;  // guarded by mu_: no more chunks; write the checksum and rename
   bool abort_ = false;   // guarded by mu_

@@ -225,6 +225,7 @@ void SnapshotCron(Server& server) {
       server.replication().SocketTransferDone(ok, delivered);
       return;
     }
+    st.last_cow_size = st.bgsave->peak_queued_bytes();
     if (status == CowSnapshot::Status::kSucceeded) {
       SaveSucceeded(server, st.dirty_at_start);
       LogNotice("Background saving terminated with success");

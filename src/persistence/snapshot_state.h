@@ -20,6 +20,7 @@ struct SnapshotState {
   int64_t last_bgsave_time_sec = -1;
   int64_t last_bgsave_try_ms = 0;  // failed saves are retried by save points after 5 s
   uint64_t saves = 0;              // rdb_saves: successful SAVE/BGSAVE
+  size_t last_cow_size = 0;        // rdb_last_cow_size: the last BGSAVE's peak extra memory
   uint64_t last_load_keys_loaded = 0;
   // The file loading now (INFO's loading_* fields); loading_total_bytes 0 when none.
   int64_t loading_start_ms = 0;
