@@ -219,15 +219,19 @@ void RenderMemory(Server& server, std::string* out) {
 }
 
 void RenderPersistence(Server& server, std::string* out) {
-  // Start-up loading finishes before the server listens, so nobody sees loading:1.
   const SnapshotState& snap = server.snapshot();
   int64_t now = NowMs();
-  Line(out, "loading:0");
+  Line(out, "loading:%d", server.loading() ? 1 : 0);
   Line(out, "async_loading:0");
-  Line(out, "current_cow_peak:0");
-  Line(out, "current_cow_size:0");
+  // No fork: the "copy-on-write" memory is the running snapshot's queued output.
+  const CowSnapshot* running = snap.bgsave.get();
+  Line(out, "current_cow_peak:%zu", running ? running->peak_queued_bytes() : 0);
+  Line(out, "current_cow_size:%zu", running ? running->queued_bytes() : 0);
   Line(out, "current_cow_size_age:0");
-  Line(out, "current_fork_perc:0.00");
+  Line(out, "current_fork_perc:%.2f",
+       running && running->keys_total() > 0
+           ? 100.0 * static_cast<double>(running->keys_processed()) / running->keys_total()
+           : 0.0);
   Line(out, "current_save_keys_processed:%llu",
        static_cast<unsigned long long>(snap.bgsave ? snap.bgsave->keys_processed() : 0));
   Line(out, "current_save_keys_total:%llu",
@@ -241,7 +245,7 @@ void RenderPersistence(Server& server, std::string* out) {
   Line(out, "rdb_current_bgsave_time_sec:%lld",
        static_cast<long long>(snap.bgsave ? (now - snap.bgsave_start_ms) / 1000 : -1));
   Line(out, "rdb_saves:%llu", static_cast<unsigned long long>(snap.saves));
-  Line(out, "rdb_last_cow_size:0");
+  Line(out, "rdb_last_cow_size:%zu", snap.last_cow_size);
   Line(out, "rdb_last_load_keys_expired:%llu",
        static_cast<unsigned long long>(snap.last_load_keys_expired));
   Line(out, "rdb_last_load_keys_loaded:%llu",
@@ -261,6 +265,20 @@ void RenderPersistence(Server& server, std::string* out) {
     Line(out, "aof_last_cow_size:0");
     Line(out, "module_fork_in_progress:0");
     Line(out, "module_fork_last_cow_size:0");
+  }
+  if (server.loading()) {
+    // Valkey's ETA: the time so far scaled by what is left.
+    const int64_t elapsed_ms = now - snap.loading_start_ms;
+    const size_t total = snap.loading_total_bytes, loaded = snap.loading_loaded_bytes;
+    const double perc = total == 0 ? 0 : 100.0 * static_cast<double>(loaded) / total;
+    const int64_t eta = loaded == 0 ? 1
+        : static_cast<int64_t>(static_cast<double>(elapsed_ms) / 1000 * (total - loaded) / loaded);
+    Line(out, "loading_start_time:%lld", static_cast<long long>(snap.loading_start_ms / 1000));
+    Line(out, "loading_total_bytes:%zu", total);
+    Line(out, "loading_rdb_used_mem:0");
+    Line(out, "loading_loaded_bytes:%zu", loaded);
+    Line(out, "loading_loaded_perc:%.2f", perc);
+    Line(out, "loading_eta_seconds:%lld", static_cast<long long>(eta));
   }
 }
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -47,6 +48,31 @@ std::string FormatAddress(const struct sockaddr_storage& ss, socklen_t len) {
 void SetNonBlocking(int fd) {
   int flags = fcntl(fd, F_GETFL, 0);
   if (flags >= 0) fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+bool SendAllWaiting(int fd, const char* p, size_t n, int64_t timeout_ms,
+                    const std::atomic<bool>* stop) {
+  int64_t waited_ms = 0;
+  while (n > 0) {
+    ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+    if (w > 0) {
+      p += w;
+      n -= static_cast<size_t>(w);
+      waited_ms = 0;
+      continue;
+    }
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (stop != nullptr && stop->load(std::memory_order_relaxed)) return false;
+      if (waited_ms >= timeout_ms) return false;
+      struct pollfd pfd = {fd, POLLOUT, 0};
+      if (poll(&pfd, 1, 100) < 0 && errno != EINTR) return false;
+      waited_ms += 100;
+      continue;
+    }
+    return false;
+  }
+  return true;
 }
 
 void SetNoDelay(int fd) {

@@ -2,6 +2,9 @@
 // strings with errno's text, for the log.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace vireo {
@@ -17,6 +20,11 @@ int AcceptConnection(int listen_fd);
 // when it completes (check SO_ERROR). -1 with *error when it cannot even start.
 int ConnectTcp(const std::string& host, int port, std::string* error);
 void SetNonBlocking(int fd);
+// Sends all n bytes on a (possibly non-blocking) socket from a thread that may wait: a full
+// socket is waited on in steps of 100 ms. False on an error, when the socket stays full for
+// timeout_ms, or when *stop becomes true.
+bool SendAllWaiting(int fd, const char* p, size_t n, int64_t timeout_ms,
+                    const std::atomic<bool>* stop);
 void SetNoDelay(int fd);
 void SetKeepAlive(int fd, int interval_s);
 // "ip:port" of the peer / local side ("[ip6]:port" for IPv6, "/path:0" for unix sockets), as

@@ -19,6 +19,7 @@
 #include "persistence/aof_settings.h"
 #include "persistence/aof_writer.h"
 #include "persistence/rdb_reader.h"
+#include "persistence/snapshot.h"
 #include "scripting/functions.h"
 #include "scripting/script_engine.h"
 #include "server/server.h"
@@ -113,7 +114,7 @@ bool MapFile(const std::string& path, MappedFile* f, std::string* error) {
   }
   f->size = static_cast<size_t>(sb.st_size);
   if (f->size > 0) {
-    f->map = mmap(nullptr, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    f->map = mmap(nullptr, f->size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (f->map == MAP_FAILED) {
       *error = "Can't map the AOF file " + path + ": " + strerror(errno);
       close(fd);
@@ -140,6 +141,7 @@ class Replayer {
             bool truncate_ok, std::string* error) {
     AofCommandReader reader(data, start);
     size_t valid_before_multi = 0;
+    size_t next_report = progress_ != nullptr ? start + progress_->every : SIZE_MAX;
     std::vector<std::string_view>& args = client_.args;
     AofCommandReader::Result r;
     while ((r = reader.Next(&args)) == AofCommandReader::Result::kCommand) {
@@ -160,6 +162,13 @@ class Replayer {
       if (spec->name == "multi") valid_before_multi = reader.command_start();
       Run(spec);
       ++commands_;
+      if (reader.command_start() >= next_report) [[unlikely]] {
+        if (!progress_->fn(reader.command_start())) {
+          *error = "Loading of the append only file " + path + " interrupted";
+          return false;
+        }
+        next_report = reader.command_start() + progress_->every;
+      }
     }
     bool torn = r == AofCommandReader::Result::kTruncated;
     size_t cut = reader.valid_up_to();
@@ -201,6 +210,8 @@ class Replayer {
   }
 
   uint64_t commands() const { return commands_; }
+  // Clients are served between parts of the file (null: not).
+  void ServeClients(const LoadProgress* progress) { progress_ = progress; }
 
  private:
   void Run(const CommandSpec* spec) {
@@ -216,6 +227,7 @@ class Replayer {
   Client client_;
   std::string scratch_;
   uint64_t commands_ = 0;
+  const LoadProgress* progress_ = nullptr;
 };
 
 bool Exists(const std::string& path) {
@@ -270,7 +282,8 @@ bool UpgradeSingleFileAof(const AofSettings& s, const std::string& manifest_path
 
 }  // namespace
 
-AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_size) {
+AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_size,
+                           bool serve_clients) {
   const AofSettings s = AofSettingsFrom(server.config());
   const std::string manifest_path = s.dirname + "/" + AofManifestName(s.filename);
   *total_size = 0;
@@ -292,6 +305,24 @@ AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_si
   Replayer replay(server);
   size_t files = (m.base ? 1 : 0) + m.incrs.size();
   size_t index = 0;
+  LoadProgress progress;
+  size_t done_before = 0;  // bytes of the files already loaded
+  if (serve_clients) {
+    size_t all = 0;
+    struct stat sb;
+    if (m.base && stat((s.dirname + "/" + m.base->name).c_str(), &sb) == 0) all += sb.st_size;
+    for (const auto& incr : m.incrs) {
+      if (stat((s.dirname + "/" + incr.name).c_str(), &sb) == 0) all += sb.st_size;
+    }
+    progress.every = static_cast<size_t>(
+        ConfigValueInt(server.config(), "loading-process-events-interval-bytes", 2 << 20));
+    progress.fn = [&server, &done_before](size_t done) {
+      return LoadingProgress(server, done_before + done);
+    };
+    progress.key_delay_us = ConfigValueInt(server.config(), "key-load-delay", 0);
+    BeginLoading(server, all);
+  }
+  const LoadProgress* serve = serve_clients ? &progress : nullptr;
   if (m.base) {
     ++index;
     std::string path = s.dirname + "/" + m.base->name;
@@ -306,7 +337,7 @@ AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_si
         std::vector<Db*> dbs;
         for (int i = 0; i < server.db_count(); ++i) dbs.push_back(server.db(i));
         ok = LoadRdb(reinterpret_cast<const unsigned char*>(data.data()), data.size(), dbs,
-                     RdbLoadLimitsFrom(server.config()), 0, &stats, &err, &rdb_size);
+                     RdbLoadLimitsFrom(server.config()), 0, &stats, &err, &rdb_size, serve);
         if (!ok) *error = "Bad RDB preamble in the AOF base file '" + path + "' " + err;
         std::string fn_error;
         if (ok && !stats.functions.empty() &&
@@ -319,9 +350,11 @@ AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_si
       // may be cut only when the base is the only file (an upgraded pre-7 AOF).
       if (ok && rdb_size < data.size()) {
         if (rdb_size > 0) LogNotice("Reading the remaining AOF tail...");
+        replay.ServeClients(serve);
         ok = replay.File(path, data, rdb_size, files == 1, s.load_truncated, error);
       }
       if (ok) LogNotice("DB loaded from base file %s", m.base->name.c_str());
+      done_before += f.size;
     }
   }
   for (size_t i = 0; ok && i < m.incrs.size(); ++i) {
@@ -330,7 +363,9 @@ AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_si
     MappedFile f;
     ok = MapFile(path, &f, error);
     if (!ok) break;
+    replay.ServeClients(serve);
     ok = replay.File(path, f.data(), 0, index == files, s.load_truncated, error);
+    done_before += f.size;
     if (ok) {
       struct stat sb;
       *total_size += stat(path.c_str(), &sb) == 0 ? static_cast<int64_t>(sb.st_size) : 0;
@@ -345,6 +380,7 @@ AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_si
     }
   }
   server.propagator().Suspend(false);
+  if (serve_clients) EndLoading(server);
   if (!ok) return AofLoadStatus::kFailed;
   LogNotice("DB loaded from append only file: %.3f seconds",
             static_cast<double>(MonotonicUs() - start) / 1e6);
@@ -353,7 +389,7 @@ AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_si
 
 bool StartAofAtStartup(Server& server, std::string* error) {
   int64_t size = 0;
-  AofLoadStatus st = LoadAofFiles(server, error, &size);
+  AofLoadStatus st = LoadAofFiles(server, error, &size, true);
   if (st == AofLoadStatus::kFailed) return false;
   return server.aof()->Start(size, error);
 }
@@ -362,7 +398,7 @@ bool ReloadAof(Server& server, std::string* error) {
   if (server.aof()->enabled()) server.aof()->Flush(true);
   for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
   int64_t size = 0;
-  if (LoadAofFiles(server, error, &size) == AofLoadStatus::kFailed) {
+  if (LoadAofFiles(server, error, &size, false) == AofLoadStatus::kFailed) {
     LogWarning("%s", error->c_str());
     for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
     return false;

@@ -48,8 +48,10 @@ enum class AofLoadStatus { kNotExist, kOk, kFailed };
 // no manifest. A pre-7 single-file AOF (`appendfilename` in dir, no manifest) is first
 // upgraded as Valkey 7 does: moved into appenddirname as the base, a manifest written. kFailed with *error naming the file and offset: the server must not start.
 // A torn last command of the last file is cut off (the file truncated there) when
-// aof-load-truncated is yes. *total_size: bytes of all its files.
-AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_size);
+// aof-load-truncated is yes. *total_size: bytes of all its files. serve_clients: clients get
+// LOADING replies while it loads (start-up), instead of waiting (DEBUG LOADAOF).
+AofLoadStatus LoadAofFiles(Server& server, std::string* error, int64_t* total_size,
+                           bool serve_clients);
 
 // Start-up with appendonly yes: loads the AOF (not the RDB: Valkey ignores it then), then
 // opens it for appending (Aof::Start). False with *error: the server must not start.

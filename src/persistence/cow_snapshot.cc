@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/crc64.h"
 #include "persistence/file_io.h"
+#include "net/socket.h"
 #include "persistence/rdb_format.h"
 #include "store/lazy_free.h"
 #include "store/value.h"
@@ -65,16 +66,20 @@ std::unique_ptr<CowSnapshot> CowSnapshot::Start(const std::vector<Db*>& dbs,
     *error = "another snapshot is in progress";
     return nullptr;
   }
-  int fd = open(options.temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *error = strerror(errno);
-    return nullptr;
+  int fd = -1;
+  if (options.sockets.empty()) {
+    fd = open(options.temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      *error = strerror(errno);
+      return nullptr;
+    }
   }
   if (g_bits_dirty) {
     for (Db* db : dbs) db->NormalizeSnapshotBits();
     g_bits_dirty = false;
   }
   std::unique_ptr<CowSnapshot> s(new CowSnapshot(dbs, std::move(options), fd));
+  s->sockets_ = s->opt_.sockets;
   int max_index = 0;
   for (Db* db : dbs) max_index = std::max(max_index, db->index());
   s->sizes_.assign(static_cast<size_t>(max_index) + 1, 0);
@@ -98,6 +103,27 @@ CowSnapshot::~CowSnapshot() {
   Abort();
   if (thread_.joinable()) thread_.join();
   if (fd_ >= 0) close(fd_);
+  for (int s : sockets_) {
+    if (s >= 0) close(s);
+  }
+}
+
+bool CowSnapshot::WriteOut(const char* p, size_t n, std::string* error) {
+  if (opt_.sockets.empty()) return WriteAll(fd_, p, n, error);
+  // A replica that fails or stalls is dropped (its slot becomes -1); the others go on.
+  bool any = false;
+  for (int& s : sockets_) {
+    if (s < 0) continue;
+    if (SendAllWaiting(s, p, n, opt_.socket_timeout_ms, &stop_sending_)) {
+      any = true;
+      continue;
+    }
+    close(s);
+    s = -1;
+  }
+  if (any) return true;
+  *error = "no replica left to send the RDB to";
+  return false;
 }
 
 bool CowSnapshot::Busy() { return g_current != nullptr; }
@@ -260,7 +286,8 @@ bool CowSnapshot::Consume(std::string* bytes) {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(*bytes));
   }
-  queued_bytes_.fetch_add(n, std::memory_order_relaxed);
+  const size_t now_queued = queued_bytes_.fetch_add(n, std::memory_order_relaxed) + n;
+  if (now_queued > peak_queued_bytes_) peak_queued_bytes_ = now_queued;
   cv_.notify_one();
   bytes->clear();
   return true;
@@ -277,6 +304,11 @@ void CowSnapshot::WriterMain() {
     writer_error_ = what;
     writer_result_.store(2, std::memory_order_release);
   };
+  const bool to_sockets = !opt_.sockets.empty();
+  if (to_sockets) {
+    std::string e;
+    if (!WriteOut(opt_.preamble.data(), opt_.preamble.size(), &e)) fail(e);
+  }
   for (;;) {
     std::string chunk;
     bool finish = false;
@@ -297,7 +329,16 @@ void CowSnapshot::WriterMain() {
       uint64_t sum = opt_.write.checksum ? crc : 0;
       for (int i = 0; i < 8; ++i) tail[i] = static_cast<char>(sum >> (8 * i));
       std::string e;
-      if (!WriteAll(fd_, tail, 8, &e)) {
+      if (to_sockets) {
+        // The checksum, then the mark that ends the stream.
+        if (WriteOut(tail, 8, &e) &&
+            WriteOut(opt_.eof_mark.data(), opt_.eof_mark.size(), &e)) {
+          bytes_written_.fetch_add(8, std::memory_order_relaxed);
+          writer_result_.store(1, std::memory_order_release);
+          return;
+        }
+        fail(e);
+      } else if (!WriteAll(fd_, tail, 8, &e)) {
         fail(e);
       } else if (fsync(fd_) != 0) {
         fail(strerror(errno));
@@ -325,12 +366,12 @@ void CowSnapshot::WriterMain() {
     if (!failed) {
       crc = Crc64(crc, chunk.data(), chunk.size());
       std::string e;
-      if (!WriteAll(fd_, chunk.data(), chunk.size(), &e)) {
+      if (!WriteOut(chunk.data(), chunk.size(), &e)) {
         fail(e);
       } else {
         bytes_written_.fetch_add(chunk.size(), std::memory_order_relaxed);
         unsynced += chunk.size();
-        if (unsynced >= kSyncEveryBytes) {
+        if (!to_sockets && unsynced >= kSyncEveryBytes) {
           fdatasync(fd_);
           unsynced = 0;
         }
@@ -343,7 +384,7 @@ void CowSnapshot::WriterMain() {
     close(fd_);
     fd_ = -1;
   }
-  unlink(opt_.temp_path.c_str());
+  if (!to_sockets) unlink(opt_.temp_path.c_str());
 }
 
 CowSnapshot::Status CowSnapshot::Poll() {
@@ -370,6 +411,7 @@ CowSnapshot::Status CowSnapshot::Wait() {
 void CowSnapshot::Abort() {
   if (status_ != Status::kRunning) return;
   StopWalking();
+  stop_sending_.store(true, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mu_);
     abort_ = true;

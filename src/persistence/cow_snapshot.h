@@ -30,6 +30,13 @@ namespace vireo {
 struct CowSnapshotOptions {
   std::string temp_path;  // written, fsynced, then renamed to path
   std::string path;
+  // A diskless full sync instead of a file: preamble, the RDB, then eof_mark go to each of
+  // these sockets (owned by the snapshot from Start, closed at its end). A socket that fails
+  // or stays full for socket_timeout_ms is dropped; the transfer fails when none is left.
+  std::vector<int> sockets;
+  std::string preamble;  // "+FULLRESYNC <id> <offset>\r\n$EOF:<mark>\r\n"
+  std::string eof_mark;
+  int64_t socket_timeout_ms = 60000;
   RdbWriteOptions write;
   RdbAuxInfo aux;
   // rdb-key-save-delay: the walk saves at most one key per this many microseconds (without
@@ -76,7 +83,14 @@ class CowSnapshot final : public SnapshotObserver, private RdbSink {
   uint64_t keys_total() const { return keys_total_; }
   int64_t start_ms() const { return start_ms_; }
   uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
+  // The snapshot's extra memory: output waiting for the writer thread (what a fork's
+  // copy-on-write pages are to Valkey's INFO cow fields), now and at its peak.
+  size_t queued_bytes() const { return queued_bytes_.load(std::memory_order_relaxed); }
+  size_t peak_queued_bytes() const { return peak_queued_bytes_; }
   const std::string& error() const { return error_; }
+  // Sockets mode, once Poll() has left kRunning: whether options.sockets[i] got it all.
+  bool delivered(size_t i) const { return i < sockets_.size() && sockets_[i] >= 0; }
+  size_t socket_count() const { return sockets_.size(); }
 
  private:
   CowSnapshot(const std::vector<Db*>& dbs, CowSnapshotOptions options, int fd);
@@ -118,13 +132,17 @@ class CowSnapshot final : public SnapshotObserver, private RdbSink {
   Status status_ = Status::kRunning;
   std::string error_;
 
-  // Writer thread.
+  // Writer thread: the snapshot's bytes go to `fd_` (a file) or to every live socket.
+  bool WriteOut(const char* p, size_t n, std::string* error);
   int fd_;
+  std::vector<int> sockets_;
+  std::atomic<bool> stop_sending_{false};  // Abort: stop waiting on a full socket
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::string> queue_;
   std::atomic<size_t> queued_bytes_{0};
+  size_t peak_queued_bytes_ = 0;  // execution thread only
   std::atomic<uint64_t> bytes_written_{0};
   bool finish_ = false;  // guarded by mu_: no more chunks; write the checksum and rename
   bool abort_ = false;   // guarded by mu_

@@ -1,6 +1,7 @@
 #include "persistence/cow_snapshot.h"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/clock.h"
@@ -281,6 +283,55 @@ TEST(CowSnapshot, FileHoldsTheStartingDataset) {
   EXPECT_EQ(s->keys_total(), 2002u);
   EXPECT_EQ(s->keys_processed(), 2002u);
   EXPECT_EQ(LoadFile(dir.path + "/dump.rdb", 2), expected);
+  LazyFreeDrain();
+}
+
+// Diskless full sync: two sockets get preamble, the RDB and the mark; a socket whose reader
+// went away is dropped while the other still gets everything.
+TEST(CowSnapshot, SocketsGetTheFramedSnapshot) {
+  RefreshCommandTime();
+  KeyspaceStats stats;
+  Db db(0, &stats);
+  std::vector<Db*> dbs = {&db};
+  for (int i = 0; i < 3000; ++i) SetStringValue(db.Add("k" + std::to_string(i)), std::string(100, 'v'));
+  Content expected = Snapshot(dbs);
+  int good[2], gone[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, good), 0);
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, gone), 0);
+  close(gone[1]);  // its replica is gone before the first byte
+  CowSnapshotOptions opt;
+  opt.sockets = {good[0], gone[0]};
+  opt.preamble = "+FULLRESYNC id 0\r\n$EOF:" + std::string(40, 'm') + "\r\n";
+  opt.eof_mark = std::string(40, 'm');
+  opt.aux.version = "7.0.0";
+  std::string received;
+  std::thread reader([&] {
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(good[1], buf, sizeof(buf))) > 0) received.append(buf, static_cast<size_t>(n));
+  });
+  std::string err;
+  auto s = CowSnapshot::Start(dbs, opt, &err);
+  ASSERT_NE(s, nullptr) << err;
+  EXPECT_EQ(s->Wait(), CowSnapshot::Status::kSucceeded) << s->error();
+  EXPECT_TRUE(s->delivered(0));
+  EXPECT_FALSE(s->delivered(1));
+  ASSERT_EQ(s->socket_count(), 2u);
+  s.reset();  // closes the sockets: the reader sees the end
+  reader.join();
+  close(good[1]);
+  ASSERT_GT(received.size(), opt.preamble.size() + 40);
+  EXPECT_EQ(received.substr(0, opt.preamble.size()), opt.preamble);
+  EXPECT_EQ(received.substr(received.size() - 40), opt.eof_mark);
+  std::string rdb = received.substr(opt.preamble.size(), received.size() - opt.preamble.size() - 40);
+  KeyspaceStats ls_stats;
+  Db loaded(0, &ls_stats);
+  std::vector<Db*> into = {&loaded};
+  RdbLoadStats ls;
+  EXPECT_TRUE(LoadRdb(reinterpret_cast<const unsigned char*>(rdb.data()), rdb.size(), into,
+                      RdbLoadLimitsFrom(Config{}), NowMs(), &ls, &err))
+      << err;
+  EXPECT_EQ(Snapshot(into), expected);
   LazyFreeDrain();
 }
 

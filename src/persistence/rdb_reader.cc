@@ -1,6 +1,7 @@
 #include "persistence/rdb_reader.h"
 
 #include <liblzf/lzf.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -95,17 +96,31 @@ bool RdbReader::Length(uint64_t* len, bool* encoded) {
 }
 
 bool RdbReader::String(std::string* out) {
+  std::string_view v;
+  if (!StringRef(&v, out)) return false;
+  if (v.data() != out->data()) out->assign(v);
+  return true;
+}
+
+bool RdbReader::StringRef(std::string_view* view, std::string* out) {
   uint64_t len;
   bool encoded;
   if (!Length(&len, &encoded)) return false;
   if (!encoded) {
     if (len > left()) return Fail("string length past the end of data");
-    out->assign(reinterpret_cast<const char*>(p_), static_cast<size_t>(len));
+    *view = std::string_view(reinterpret_cast<const char*>(p_), static_cast<size_t>(len));
     p_ += len;
     return true;
   }
+  // Encoded forms are decoded into *out, which the view then shows.
+  if (!StringDecoded(len, out)) return false;
+  *view = *out;
+  return true;
+}
+
+bool RdbReader::StringDecoded(uint64_t encoding, std::string* out) {
   unsigned char buf[4];
-  switch (len) {
+  switch (encoding) {
     case rdb::kEncInt8:
       if (!Raw(buf, 1)) return false;
       *out = std::to_string(static_cast<int8_t>(buf[0]));
@@ -134,7 +149,7 @@ bool RdbReader::String(std::string* out) {
       return true;
     }
     default:
-      return Fail("unknown string encoding " + std::to_string(len));
+      return Fail("unknown string encoding " + std::to_string(encoding));
   }
 }
 
@@ -191,7 +206,7 @@ bool RdbReader::StreamId(StreamID* id) {
 
 bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs,
              const RdbLoadLimits& limits, int64_t now_ms, RdbLoadStats* stats, std::string* error,
-             size_t* rdb_size) {
+             size_t* rdb_size, const LoadProgress* progress) {
   auto fail_at = [&](size_t offset, const std::string& what) {
     *error = "at byte offset " + std::to_string(offset) + ": " + what;
     return false;
@@ -226,7 +241,12 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
   int64_t idle = -1;
   int64_t freq = -1;
   std::string key, aux_key, aux_value;
+  size_t next_report = progress != nullptr ? progress->every : SIZE_MAX;
   while (true) {
+    if (r.offset() >= next_report) [[unlikely]] {
+      if (!progress->fn(9 + r.offset())) return fail_at(9 + r.offset(), "loading interrupted");
+      next_report = r.offset() + progress->every;
+    }
     uint8_t op;
     size_t op_offset = 9 + r.offset();
     if (!r.Byte(&op)) return fail();
@@ -276,6 +296,8 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
       case rdb::kOpResizeDb: {
         uint64_t a, b;
         if (!r.Length(&a) || !r.Length(&b)) return fail();
+        // Every key takes a few bytes of the file: a larger claim is damage, not a size.
+        if (db != nullptr) db->Reserve(static_cast<size_t>(std::min<uint64_t>(a, size / 4)));
         continue;
       }
       case rdb::kOpSlotInfo: {
@@ -309,22 +331,23 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
       return fail_at(op_offset, "module value type (no modules are loaded)");
     }
     size_t key_offset = r.offset();
-    if (!r.String(&key)) return fail();
+    std::string_view key_view;  // into the file's bytes: no copy before the entry's own
+    if (!r.StringRef(&key_view, &key)) return fail();
     Entry* e = nullptr;
-    RdbValueStatus st = ReadRdbValue(r, op, key, limits, &e);
+    RdbValueStatus st = ReadRdbValue(r, op, key_view, limits, &e);
     if (st == RdbValueStatus::kError) return fail();
     if (st == RdbValueStatus::kOk) {
       if (expire_ms != 0 && expire_ms < now_ms) {
         FreeEntry(e);
         ++stats->keys_expired;
-      } else if (db->FindRaw(key) != nullptr) {
+      } else if (!db->AttachIfAbsent(e)) {
         FreeEntry(e);
-        return fail_at(9 + key_offset, "duplicate key '" + key + "'");
+        return fail_at(9 + key_offset, "duplicate key '" + std::string(key_view) + "'");
       } else {
-        db->Attach(e);
         if (expire_ms != 0) db->SetExpire(e, expire_ms);
         RestoreAccessClock(e, idle, freq);
         ++stats->keys_loaded;
+        if (progress != nullptr && progress->key_delay_us > 0) usleep(progress->key_delay_us);
       }
     }
     expire_ms = 0;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,9 @@ class RdbReader {
   // kind is then returned in *len.
   bool Length(uint64_t* len, bool* encoded = nullptr);
   bool String(std::string* out);
+  // The same string without a copy when it is stored plainly: *view points into the data
+  // (valid as long as it is); an encoded one is decoded into *scratch, which *view shows.
+  bool StringRef(std::string_view* view, std::string* scratch);
   bool MillisecondTime(int64_t* ms);  // 8 bytes LE
   bool Seconds(int32_t* s);           // 4 bytes LE
   bool BinaryDouble(double* d);
@@ -57,6 +61,9 @@ class RdbReader {
   size_t left() const { return static_cast<size_t>(end_ - p_); }
 
  private:
+  // The 11xxxxxx encodings (integers, LZF) of a string, decoded into *out.
+  bool StringDecoded(uint64_t encoding, std::string* out);
+
   const unsigned char* p_;
   const unsigned char* begin_;
   const unsigned char* end_;
@@ -81,6 +88,15 @@ struct RdbLoadStats {
   int64_t repl_offset = -1;
 };
 
+// Called about every `every` bytes while a file loads, with the offset reached: the server
+// answers its clients between the parts of a long load. Returning false stops the load
+// (a shutdown), which then fails.
+struct LoadProgress {
+  size_t every = 0;
+  std::function<bool(size_t done)> fn;
+  int64_t key_delay_us = 0;  // key-load-delay: tests slow a load down to watch it
+};
+
 // Loads a whole RDB image into dbs (keys already present make the load fail). Keys whose
 // expiry is before now_ms are skipped. The checksum, when the file has one, is verified
 // before anything is loaded. On failure *error says what and at which byte offset; the
@@ -89,7 +105,7 @@ struct RdbLoadStats {
 // *rdb_size is set to the RDB's length, and the checksum is verified once its end is found.
 bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs,
              const RdbLoadLimits& limits, int64_t now_ms, RdbLoadStats* stats, std::string* error,
-             size_t* rdb_size = nullptr);
+             size_t* rdb_size = nullptr, const LoadProgress* progress = nullptr);
 
 // RESTORE: whether the footer's version is one we read and its CRC64 matches.
 bool VerifyDumpPayload(std::string_view payload);

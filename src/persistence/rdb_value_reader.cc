@@ -428,8 +428,9 @@ RdbValueStatus ReadRdbValue(RdbReader& r, uint8_t type, std::string_view key,
   bool collection = true;
   switch (type) {
     case rdb::kTypeString: {
-      std::string s;
-      ok = r.String(&s);
+      std::string_view s;
+      std::string decoded;
+      ok = r.StringRef(&s, &decoded);
       if (ok) SetStringValue(e, s);
       collection = false;
       break;

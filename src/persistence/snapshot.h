@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace vireo {
 
@@ -18,6 +19,10 @@ bool SaveSnapshot(Server& server, std::string* error);
 // Starts the BGSAVE snapshot; false with *error when the temp file cannot be created or
 // another snapshot walks the keyspace.
 bool StartBackgroundSave(Server& server, std::string* error);
+// A diskless full sync: a snapshot streamed to the replicas' sockets (dups, owned from here
+// on) after the preamble, ended by eof_mark. Replication::SocketTransferDone hears the end.
+bool StartSocketTransfer(Server& server, std::vector<int> sockets, std::string preamble,
+                         std::string eof_mark, std::string* error);
 bool BackgroundSaveRunning(const Server& server);
 // From the periodic task: collects a finished BGSAVE, then starts a scheduled BGSAVE or one
 // a save point asks for.
@@ -29,6 +34,13 @@ void KillBackgroundSave(Server& server);
 // What SHUTDOWN does before exiting: kDefault saves when save points are configured.
 enum class ShutdownSave { kDefault, kSave, kNoSave };
 bool SaveBeforeShutdown(Server& server, ShutdownSave mode, std::string* error);
+
+// Loading state around a long load (start-up, full sync, the AOF): LOADING replies and
+// INFO's loading_* fields. LoadingProgress serves clients once and returns false when a
+// shutdown was asked for.
+void BeginLoading(Server& server, size_t total_bytes);
+bool LoadingProgress(Server& server, size_t loaded_bytes);
+void EndLoading(Server& server);
 
 // Start-up: loads dbfilename from dir when it exists. False with *error (naming the file and
 // the byte offset) when the file is unreadable or corrupt: the server must not start.

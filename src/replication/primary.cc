@@ -138,6 +138,7 @@ void Replication::Psync(Client* c, std::string_view replid, std::string_view off
   ++sync_full_;
   LogNotice("Replica %s asks for synchronization: full resync requested", c->addr.c_str());
   r->state = ReplicaState::kWaitBgsaveStart;
+  r->wait_since_ms = NowMs();
   r->pending.clear();
   r->old_sync = sync_command;
   EnsureBacklog();
@@ -149,6 +150,7 @@ void Replication::StartFullSync() {
     return r->state == ReplicaState::kWaitBgsaveStart;
   });
   if (!waiting || BackgroundSaveRunning(server_)) return;  // the cron retries
+  if (StartDisklessSync()) return;
   std::string err;
   if (!StartBackgroundSave(server_, &err)) return;  // another snapshot walks: the cron retries
   snapshot_for_replicas_ = true;
@@ -163,9 +165,87 @@ void Replication::StartFullSync() {
       server_.QueueWrite(r->client);
     }
     r->state = ReplicaState::kWaitBgsaveEnd;
+    r->socket_index = -1;
     r->pending.clear();
   }
   LogNotice("Starting BGSAVE for SYNC with target: disk");
+}
+
+bool Replication::StartDisklessSync() {
+  const Config& config = server_.config();
+  if (ConfigValue(config, "repl-diskless-sync") != "yes") return false;
+  // Every waiting replica must read an EOF-framed stream; otherwise all get a file, as Valkey.
+  int64_t oldest = INT64_MAX;
+  int64_t count = 0;
+  for (auto& r : replicas_) {
+    if (r->state != ReplicaState::kWaitBgsaveStart) continue;
+    if (!r->capa_eof || r->old_sync) return false;
+    oldest = std::min(oldest, r->wait_since_ms);
+    ++count;
+  }
+  // Wait a little for more replicas to share one transfer (the cron comes back).
+  const int64_t delay_ms = ConfigValueInt(config, "repl-diskless-sync-delay", 5) * 1000;
+  const int64_t max_replicas = ConfigValueInt(config, "repl-diskless-sync-max-replicas", 0);
+  if (NowMs() - oldest < delay_ms && !(max_replicas > 0 && count >= max_replicas)) return true;
+  std::vector<int> sockets;
+  std::vector<Replica*> chosen;
+  for (auto& r : replicas_) {
+    if (r->state != ReplicaState::kWaitBgsaveStart) continue;
+    Client* c = r->client;
+    // The snapshot thread writes the socket from here on: earlier replies must be out.
+    if (c->conn.PendingOutput() > 0 && c->conn.Flush() != Connection::WriteResult::kDone) {
+      continue;  // the next transfer takes it
+    }
+    int fd = dup(c->conn.fd());
+    if (fd < 0) continue;
+    r->socket_index = static_cast<int>(sockets.size());
+    sockets.push_back(fd);
+    chosen.push_back(r.get());
+  }
+  if (sockets.empty()) return true;
+  const std::string mark = RandomHex(40);
+  std::string preamble =
+      "+FULLRESYNC " + replid_ + " " + std::to_string(offset_) + "\r\n$EOF:" + mark + "\r\n";
+  std::string err;
+  if (!StartSocketTransfer(server_, std::move(sockets), std::move(preamble), mark, &err)) {
+    for (Replica* r : chosen) r->socket_index = -1;
+    return true;  // another snapshot walks: the cron retries
+  }
+  // The snapshot holds the data up to offset_; the stream from here waits in pending.
+  stream_db_ = -1;
+  for (Replica* r : chosen) {
+    r->state = ReplicaState::kWaitBgsaveEnd;
+    r->pending.clear();
+  }
+  LogNotice("Starting BGSAVE for SYNC with target: replicas sockets");
+  return true;
+}
+
+void Replication::SocketTransferDone(bool ok, const std::vector<bool>& delivered) {
+  for (auto& r : replicas_) {
+    if (r->state != ReplicaState::kWaitBgsaveEnd || r->socket_index < 0) continue;
+    const size_t i = static_cast<size_t>(r->socket_index);
+    r->socket_index = -1;
+    Client* c = r->client;
+    if (!ok || i >= delivered.size() || !delivered[i]) {
+      LogWarning("Diskless transfer to replica %s failed", c->addr.c_str());
+      server_.CloseClientAsync(c);
+      continue;
+    }
+    BecomeOnline(r.get());
+  }
+  StartFullSync();  // replicas that arrived meanwhile
+}
+
+void Replication::BecomeOnline(Replica* r) {
+  Client* c = r->client;
+  c->conn.Output()->append(r->pending);
+  r->pending.clear();
+  r->pending.shrink_to_fit();
+  r->state = ReplicaState::kOnline;
+  r->ack_ms = NowMs();
+  LogNotice("Synchronization with replica %s succeeded", c->addr.c_str());
+  server_.QueueWrite(c);
 }
 
 void Replication::BackgroundSaveDone(bool ok, const std::string& path) {
@@ -196,7 +276,9 @@ void Replication::BackgroundSaveDone(bool ok, const std::string& path) {
 
 bool Replication::transferring() const {
   return std::any_of(replicas_.begin(), replicas_.end(),
-                     [](const auto& r) { return r->state == ReplicaState::kSendBulk; });
+                     [](const auto& r) {
+                       return r->state == ReplicaState::kSendBulk && !r->socket_full;
+                     });
 }
 
 void Replication::Pump() {
@@ -205,8 +287,11 @@ void Replication::Pump() {
     Client* c = r->client;
     // The $<len> header (and anything queued before it) goes out first; then the file moves
     // from the page cache to the socket with sendfile, no copy through user space. A full
-    // socket leaves the rest for the next turn (the loop does not sleep while transferring).
+    // socket leaves the rest for when it drains: the loop sleeps until it is writable (spinning
+    // would take the CPU from a replica on the same core).
+    r->socket_full = false;
     if (c->conn.PendingOutput() > 0 && c->conn.Flush() != Connection::WriteResult::kDone) {
+      r->socket_full = true;
       server_.QueueWrite(c);
       continue;
     }
@@ -216,7 +301,11 @@ void Replication::Pump() {
       const size_t want = static_cast<size_t>(std::min<int64_t>(budget, r->file_size - r->file_sent));
       ssize_t n = sendfile(c->conn.fd(), r->fd, &off, want);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        r->socket_full = true;
+        server_.WatchWritable(c);
+        break;
+      }
       if (n <= 0) {
         LogWarning("Write error sending DB to replica: %s", n < 0 ? strerror(errno) : "EOF");
         server_.CloseClientAsync(c);
@@ -228,13 +317,7 @@ void Replication::Pump() {
     if (r->file_sent == r->file_size) {
       close(r->fd);
       r->fd = -1;
-      c->conn.Output()->append(r->pending);
-      r->pending.clear();
-      r->pending.shrink_to_fit();
-      r->state = ReplicaState::kOnline;
-      r->ack_ms = NowMs();
-      LogNotice("Synchronization with replica %s succeeded", c->addr.c_str());
-      server_.QueueWrite(c);
+      BecomeOnline(r.get());
     }
   }
 }

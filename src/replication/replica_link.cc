@@ -165,6 +165,11 @@ void Replication::LinkEvent(uint32_t events) {
     ssize_t n = read(link_fd_, buf, sizeof(buf));
     if (n > 0) {
       link_in_.append(buf, static_cast<size_t>(n));
+      // During the transfer each read goes to disk at once: the buffer stays small and the
+      // file grows while the master is still sending.
+      if (link_ == LinkState::kTransfer) {
+        if (!ReadTransfer() || link_ != LinkState::kTransfer) return;
+      }
       if (n < static_cast<ssize_t>(sizeof(buf))) break;
       continue;
     }
@@ -371,6 +376,8 @@ void Replication::FinishTransfer() {
   }
   // Replicas of this server followed the old history: they must sync again.
   DisconnectReplicas();
+  // Clients are served while the file loads; the master's bytes wait in the socket.
+  server_.loop().Unwatch(link_fd_);
   LogNotice("MASTER <-> REPLICA sync: Flushing old data");
   LogNotice("MASTER <-> REPLICA sync: Loading DB in memory");
   std::string err;

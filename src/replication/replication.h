@@ -63,7 +63,7 @@ class Replication final : public PropagationSink {
   // flag for the command path. Refreshed on config changes and role changes.
   bool restricts() const { return restricts_; }
   void RefreshRestrictions();
-  // A snapshot is being sent to some replica: the event loop must not sleep.
+  // A snapshot is being sent to a replica whose socket can take more: the loop must not sleep.
   bool transferring() const;
 
   // --- Primary side -------------------------------------------------------------------------
@@ -75,6 +75,9 @@ class Replication final : public PropagationSink {
                 std::string* error);
   // Called when BGSAVE finished (snapshot.cc): sends the file to the replicas waiting for it.
   void BackgroundSaveDone(bool ok, const std::string& path);
+  // A diskless transfer ended (snapshot.cc): delivered[i] says whether the i-th socket given
+  // to it received everything.
+  void SocketTransferDone(bool ok, const std::vector<bool>& delivered);
   // Replicas whose last ack covers offset (WAIT).
   int AckedReplicas(int64_t offset) const;
   int ReplicaCount() const;
@@ -124,6 +127,9 @@ class Replication final : public PropagationSink {
     bool capa_eof = false;
     bool capa_psync2 = false;
     bool old_sync = false;  // SYNC: no +FULLRESYNC line, no acks
+    bool socket_full = false;  // the bulk waits for the socket to drain
+    int64_t wait_since_ms = 0;  // asked for a full sync (repl-diskless-sync-delay)
+    int socket_index = -1;      // its place in a diskless transfer, -1 when by disk
   };
   struct Waiter {
     Client* client;
@@ -136,6 +142,11 @@ class Replication final : public PropagationSink {
   void EnsureBacklog();
   void AppendToStream(std::string_view bytes);
   void StartFullSync();
+  // repl-diskless-sync: streams a snapshot to the waiting replicas' sockets (after
+  // repl-diskless-sync-delay), or returns false to let the caller use a file.
+  bool StartDisklessSync();
+  // The snapshot is through: the pending stream follows it and r is online.
+  void BecomeOnline(Replica* r);
   void DropReplica(Client* c);
   void DisconnectReplicas();
   void PrimaryCron(int64_t now);

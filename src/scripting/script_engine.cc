@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/numbers.h"
 #include "persistence/disk_errors.h"
+#include "replication/replication.h"
 #include "scripting/functions.h"
 #include "scripting/lua_env.h"
 #include "scripting/lua_reply.h"
@@ -229,12 +230,54 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
     it = scripts_.find(std::string_view(sha, 40));
   }
   const Script& s = it->second;
+  // Declared flags were checked before the command ran (Server::CheckedFlags); here only
+  // what Valkey checks as the script starts.
+  const bool declared = !(s.flags & kScriptEvalCompat);
+  if (declared && read_only && !(s.flags & kScriptNoWrites)) {
+    ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+    return;
+  }
+  if (!declared) {
+    // Without a shebang a script may not run on a stale replica at all (MASTERDOWN).
+    if (const char* refusal = server_.replication().RefuseCommand(&ctx.client, 0, false)) {
+      ctx.reply.Error(refusal);
+      return;
+    }
+  }
   lua_rawgeti(L_, LUA_REGISTRYINDEX, s.ref);
   PushKeysAndArgs(ctx, static_cast<size_t>(numkeys));
   SetScriptGlobal(L_, "ARGV");
   SetScriptGlobal(L_, "KEYS");
   RunAndReply(ctx, 0, std::string_view(sha, 40), true, read_only || (s.flags & kScriptNoWrites),
               (s.flags & kScriptAllowOom) != 0);
+}
+
+bool ScriptEngine::DeclaredFlags(const std::vector<std::string_view>& args,
+                                 std::string_view command, uint32_t* flags) const {
+  if (args.size() < 2) return false;
+  if (command.substr(0, 5) == "fcall") {
+    const LuaFunction* fn = functions_->Find(args[1]);
+    if (fn == nullptr) return false;
+    *flags = fn->flags;
+    return true;
+  }
+  const bool by_sha = command.substr(0, 7) == "evalsha";
+  char sha[41];
+  if (by_sha) {
+    if (args[1].size() != 40) return false;
+    for (size_t i = 0; i < 40; ++i)
+      sha[i] = static_cast<char>(tolower(static_cast<unsigned char>(args[1][i])));
+    sha[40] = '\0';
+  } else {
+    Sha1Hex(args[1], sha);
+  }
+  auto it = scripts_.find(std::string_view(sha, 40));
+  if (it != scripts_.end()) {
+    *flags = it->second.flags;
+    return !(it->second.flags & kScriptEvalCompat);
+  }
+  if (by_sha || args[1].substr(0, 2) != "#!") return false;
+  return ParseEvalShebang(args[1], flags).empty();
 }
 
 void ScriptEngine::Fcall(CommandContext& ctx, bool read_only_command) {

@@ -64,6 +64,10 @@ class ScriptEngine {
   // FCALL / FCALL_RO function numkeys [key ...] [arg ...]: calls the function with (KEYS,
   // ARGV) as its two arguments.
   void Fcall(CommandContext& ctx, bool read_only);
+  // The flags the script an EVAL*/FCALL* command line names declares (shebang flags, a
+  // function's flags); false for a script without a shebang or one not known yet by SHA.
+  bool DeclaredFlags(const std::vector<std::string_view>& args, std::string_view command,
+                     uint32_t* flags) const;
   FunctionLibraries& functions() { return *functions_; }
 
   // True while a script runs; Busy once it passed busy-reply-threshold.

@@ -77,6 +77,8 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"ignore-warnings", "", GenericKind::kString, false},
     {"io-threads-do-reads", "no", GenericKind::kBool, true},
     {"jemalloc-bg-thread", "yes", GenericKind::kBool, false},
+    {"key-load-delay", "0", GenericKind::kInt, false, 0, kMax32},
+    {"loading-process-events-interval-bytes", "2097152", GenericKind::kInt, false, 1024, kMax32},
     {"masterauth", "", GenericKind::kString, false},
     {"masteruser", "", GenericKind::kString, false},
     {"maxmemory-clients", "0", GenericKind::kMemory, false, 0, kMax64},

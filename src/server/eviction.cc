@@ -256,11 +256,11 @@ EvictionResult PerformEvictions(Server& server) {
   return result;
 }
 
-bool RejectForMaxmemory(Server& server, Client* c, const CommandSpec* spec) {
+bool RejectForMaxmemory(Server& server, Client* c, const CommandSpec* spec, uint32_t flags) {
   bool oom = PerformEvictions(server) == EvictionResult::kFail;
   State().oom_at_command_start = oom;
   if (!oom) return false;
-  bool deny = (spec->flags & kCmdDenyOom) != 0;
+  bool deny = (flags & kCmdDenyOom) != 0;
   const std::string& name = spec->name;
   if (name == "exec" && c->multi != nullptr && (c->multi->queued_flags & kCmdDenyOom)) {
     deny = true;

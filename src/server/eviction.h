@@ -24,8 +24,9 @@ EvictionResult PerformEvictions(Server& server);
 
 // Server::Execute's step when maxmemory is set: evicts, then refuses (replying Valkey's OOM
 // error, true) a command that may grow memory while still over the limit: a denyoom command,
-// EXEC of a queue holding one, and anything queued inside MULTI.
-bool RejectForMaxmemory(Server& server, Client* c, const CommandSpec* spec);
+// EXEC of a queue holding one, and anything queued inside MULTI. flags: the command's, or
+// those its script declares (Server::CheckedFlags).
+bool RejectForMaxmemory(Server& server, Client* c, const CommandSpec* spec, uint32_t flags);
 
 // Whether the last top-level command found memory over the limit with nothing to evict
 // (scripts refuse denyoom calls then, as Valkey's pre-command OOM state).

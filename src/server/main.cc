@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n > 0) server.set_executable(std::string(exe, static_cast<size_t>(n)));
   if (!server.Init(&error)) {
+    if (server.shutdown_requested()) return 0;  // SHUTDOWN or SIGTERM while loading
     LogWarning("%s", error.c_str());
     return 1;
   }

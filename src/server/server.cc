@@ -107,12 +107,6 @@ void Server::InitForTests() {
 bool Server::Init(std::string* error) {
   InitForTests();
   if (!LoadAclAtStartup(error)) return false;
-  // A corrupt dump refuses the start (before listening), never serves half a dataset.
-  // With appendonly yes the AOF is the dataset, as in Valkey (persistence/aof_loader.h).
-  if (config_.appendonly ? !StartAofAtStartup(*this, error)
-                         : !LoadSnapshotAtStartup(*this, error)) {
-    return false;
-  }
   if (config_.port != 0) {
     bool any = false;
     for (const std::string& addr : config_.bind) {
@@ -158,16 +152,23 @@ bool Server::Init(std::string* error) {
   }
   TrackThreadAllocations();  // the maxmemory gauge follows this thread's allocations
   StartIoThreads();
-  replication_->Start();
-  if (ConfigValue(config_, "cluster-enabled") == "yes") {
-    cluster_ = std::make_unique<Cluster>(*this);
-    if (!cluster_->Init(error)) return false;
-  }
   signal(SIGPIPE, SIG_IGN);
   struct sigaction sa = {};
   sa.sa_handler = OnTerminationSignal;
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
+  // Listening already, as Valkey: clients get LOADING while the dataset loads instead of a
+  // refused connection. A corrupt file still stops the start; no half dataset is served.
+  // With appendonly yes the AOF is the dataset, as in Valkey (persistence/aof_loader.h).
+  if (config_.appendonly ? !StartAofAtStartup(*this, error)
+                         : !LoadSnapshotAtStartup(*this, error)) {
+    return false;
+  }
+  replication_->Start();  // after the load: the file's replication ID and offset continue
+  if (ConfigValue(config_, "cluster-enabled") == "yes") {
+    cluster_ = std::make_unique<Cluster>(*this);
+    if (!cluster_->Init(error)) return false;
+  }
   loop_.SetTimer(1000 / std::clamp<int64_t>(config_.hz, 1, 500), [this] { Cron(); });
   // A running fork-less snapshot (BGSAVE) gets a slice after each turn's replies are out,
   // and keeps the loop from sleeping while it has work.
@@ -822,6 +823,11 @@ void Server::Execute(Client* c) {
     ++spec->stats.rejected_calls;
     return;
   }
+  if (loading_ && !(spec->flags & kCmdLoading)) [[unlikely]] {
+    c->reply.Error("LOADING Redis is loading the dataset in memory");
+    ++spec->stats.rejected_calls;
+    return;
+  }
   // A MONITOR client counts as a replica: it may not touch the keyspace (Valkey's rule).
   if ((c->flags & kClientMonitor) &&
       (spec->flags & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
@@ -865,16 +871,17 @@ void Server::Execute(Client* c) {
   // a busy script serves others: its keys must stay put (Valkey's rule).
   // A replica: READONLY / MASTERDOWN; a primary short of good replicas: NOREPLICAS.
   if (replication_->restricts()) [[unlikely]] {
-    const bool write = (spec->flags & kCmdWrite) ||
+    const uint32_t flags = CheckedFlags(c, spec);
+    const bool write = (flags & kCmdWrite) ||
                        (spec->name == "exec" && c->multi && (c->multi->queued_flags & kCmdWrite));
-    if (const char* refusal = replication_->RefuseCommand(c, spec->flags, write)) {
+    if (const char* refusal = replication_->RefuseCommand(c, flags, write)) {
       c->reply.Error(refusal);
       ++spec->stats.rejected_calls;
       return;
     }
   }
   if (config_.maxmemory != 0 && busy_caller_ == nullptr && !(c->flags & kClientMaster) &&
-      RejectForMaxmemory(*this, c, spec)) {
+      RejectForMaxmemory(*this, c, spec, CheckedFlags(c, spec))) {
     ++spec->stats.rejected_calls;
     return;
   }
@@ -882,7 +889,7 @@ void Server::Execute(Client* c) {
   // (persistence/disk_errors.h).
   if ((!snapshot_.last_bgsave_ok || aof_->write_failing()) && !(c->flags & kClientMaster))
       [[unlikely]] {
-    const bool write = (spec->flags & kCmdWrite) || spec->name == "ping" ||
+    const bool write = (CheckedFlags(c, spec) & kCmdWrite) || spec->name == "ping" ||
                        (spec->name == "exec" && c->multi && (c->multi->queued_flags & kCmdWrite));
     if (std::string refusal = write ? DiskErrorRefusal(*this) : ""; !refusal.empty()) {
       c->reply.Error(refusal);
@@ -950,6 +957,19 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   }
 }
 
+uint32_t Server::CheckedFlags(const Client* c, const CommandSpec* spec) {
+  const std::string& name = spec->name;
+  if (name.rfind("eval", 0) != 0 && name.rfind("fcall", 0) != 0) return spec->flags;
+  uint32_t script;
+  if (!scripts().DeclaredFlags(c->args, name, &script)) return spec->flags;
+  // Valkey's mapping: the script's declaration replaces write, deny-oom and stale.
+  uint32_t flags = spec->flags & ~(kCmdStale | kCmdDenyOom | kCmdWrite);
+  if (!(script & (kScriptAllowOom | kScriptNoWrites))) flags |= kCmdDenyOom;
+  if (!(script & kScriptNoWrites)) flags |= kCmdWrite;
+  if (script & kScriptAllowStale) flags |= kCmdStale;
+  return flags;
+}
+
 ScriptEngine& Server::scripts() {
   if (scripts_ == nullptr) scripts_ = std::make_unique<ScriptEngine>(*this);
   return *scripts_;
@@ -961,6 +981,16 @@ void Server::SetScriptBusy(Client* caller, bool eval) {
 }
 
 void Server::ClearScriptBusy() { busy_caller_ = nullptr; }
+
+bool Server::ServeWhileLoading() {
+  ServeWhileBusy();
+  // SIGTERM or SHUTDOWN stop a load: nothing is saved from a half-loaded dataset.
+  if (g_signal_shutdown && !shutdown_requested_) {
+    LogWarning("Received SIGTERM during loading, exiting without saving.");
+    RequestShutdown(0);
+  }
+  return !shutdown_requested_;
+}
 
 void Server::ServeWhileBusy() {
   // Other clients' commands run as top-level commands, not inside the script's.

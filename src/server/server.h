@@ -137,6 +137,8 @@ class Server {
   void DeliverPush(Client* c, std::string_view frame);
   // Queues c's output for the end of the event batch.
   void QueueWrite(Client* c);
+  // Wakes the loop when c's socket can take more (bytes sent around its output buffer).
+  void WatchWritable(Client* c) { AfterFlush(c, Connection::WriteResult::kPending); }
   // client-output-buffer-limit for c's class; true when c was scheduled to close.
   bool EnforceOutputLimit(Client* c);
 
@@ -208,6 +210,9 @@ class Server {
 
   // Lua scripts and functions (scripting/script_engine.h), created on first use.
   ScriptEngine& scripts();
+  // The flags Execute's refusals (replica, maxmemory, disk errors) go by: EVAL and FCALL take
+  // those their script declares (`#!lua flags=...`, a function's flags), as Valkey.
+  uint32_t CheckedFlags(const Client* c, const CommandSpec* spec);
   bool has_scripts() const { return scripts_ != nullptr; }
   // A script ran past busy-reply-threshold: until ClearScriptBusy other clients' commands
   // without allow-busy get BUSY, and the script's hook calls ServeWhileBusy, which serves
@@ -215,6 +220,12 @@ class Server {
   void SetScriptBusy(Client* caller, bool eval);
   void ClearScriptBusy();
   void ServeWhileBusy();
+  // While a dataset file loads (start-up, a replica's full sync) commands without the
+  // loading flag get LOADING, and the loader calls ServeWhileBusy between parts of the file.
+  void SetLoading(bool on) { loading_ = on; }
+  // Serves clients once during a load; false when a shutdown was asked for (stop loading).
+  bool ServeWhileLoading();
+  bool loading() const { return loading_; }
   bool shutdown_requested() const { return shutdown_requested_; }
   // io-threads > 1 and the last batch of reads or writes went to the I/O threads.
   bool io_threads_active() const { return io_threads_active_; }
@@ -295,6 +306,7 @@ class Server {
   std::unique_ptr<Cluster> cluster_;
   Client* busy_caller_ = nullptr;  // whose script is past busy-reply-threshold
   bool busy_eval_ = true;          // EVAL (SCRIPT KILL) rather than FCALL (FUNCTION KILL)
+  bool loading_ = false;
   uint64_t next_client_id_ = 1;
   std::unique_ptr<IoThreadPool> io_pool_;  // io-threads > 1 only
   std::vector<IoReadJob> io_reads_;    // queued by this poll's events

@@ -95,10 +95,19 @@ Entry* Db::Detach(std::string_view key) {
   return e;
 }
 
-void Db::Attach(Entry* e) {
+void Db::Attach(Entry* e) { AttachHashed(e, KeyHash(e->Key())); }
+
+bool Db::AttachIfAbsent(Entry* e) {
+  const uint64_t hash = KeyHash(e->Key());
+  if (table_->Find(e->Key(), hash) != nullptr) return false;
+  AttachHashed(e, hash);
+  return true;
+}
+
+void Db::AttachHashed(Entry* e, uint64_t hash) {
   e->next = nullptr;
   StampSaved(e);
-  table_->Insert(e, KeyHash(e->Key()));
+  table_->Insert(e, hash);
   if (e->expire_ms != 0) ++volatile_;
   if (g_added_hook != nullptr) g_added_hook(index_, e->Key());
 }

@@ -74,6 +74,10 @@ class Db {
   Entry* Detach(std::string_view key);
   // Links an entry detached from this or another Db (its key must not be present here).
   void Attach(Entry* e);
+  // Attach unless the key is present (then false, e untouched): one hash for both (loads).
+  bool AttachIfAbsent(Entry* e);
+  // Sizes an empty keyspace for n keys (a load that knows its key count).
+  void Reserve(size_t n) { table_->Reserve(n); }
   // Replaces the entry old (present here) by new_entry with the same key; frees old.
   void ReplaceEntry(Entry* old_entry, Entry* new_entry);
 
@@ -168,6 +172,7 @@ class Db {
   }
   void SavePending(Entry* e);
   static void StampSaved(Entry* e) { e->meta = (e->meta & ~Entry::kSnapshotBit) | saved_bit_; }
+  void AttachHashed(Entry* e, uint64_t hash);
   uint64_t KeyHash(std::string_view key) const {
     if (key.size() == hint_key_.size() && hint_key_.data() != nullptr &&
         (key.data() == hint_key_.data() ||

@@ -87,6 +87,10 @@ class HashTable {
   // uses 2: half the bucket array per key for a slightly longer walk (see ARCHITECTURE.md).
   void SetMaxLoad(uint8_t max_load) { max_load_ = max_load < 1 ? 1 : max_load; }
 
+  // Sizes an empty table for n nodes at its maximum load at once, so a bulk load (an RDB
+  // announcing its key count) skips the doublings and their rehashes. No-op otherwise.
+  void Reserve(size_t n);
+
   // Shrinks the bucket arrays when load is low (called from the server's periodic task).
   // Frees them entirely when the table is empty. Does nothing while a rehash is running.
   void MaybeShrink();

@@ -311,6 +311,18 @@ void HashTable<Node>::MaybeShrink() {
 }
 
 template <typename Node>
+void HashTable<Node>::Reserve(size_t n) {
+  if (Size() != 0 || IsRehashing()) return;
+  const size_t want = std::max(kMinBuckets, std::bit_ceil(std::max<size_t>(n / max_load_, 1)));
+  if (want <= Buckets(0)) return;
+  auto** buckets = static_cast<Node**>(std::calloc(want, sizeof(Node*)));
+  if (buckets == nullptr) return;  // no room: the table grows as usual instead
+  std::free(buckets_[0]);
+  buckets_[0] = buckets;
+  log2_[0] = static_cast<uint8_t>(std::countr_zero(want));
+}
+
+template <typename Node>
 void HashTable<Node>::StartRehash(uint8_t log2) {
   buckets_[1] = static_cast<Node**>(std::calloc(size_t{1} << log2, sizeof(Node*)));
   // Out of memory: keep the current table, overloaded but correct; a later call retries.

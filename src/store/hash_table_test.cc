@@ -105,6 +105,21 @@ TEST(HashTableTest, EmptyAndBinaryKeys) {
   f.ExpectConsistent();
 }
 
+TEST(HashTableTest, ReserveSizesAnEmptyTableOnce) {
+  SetHashSeed(3);
+  Fixture f;
+  f.table.Reserve(1000);
+  EXPECT_EQ(f.table.BucketCount(), 1024u);
+  for (size_t i = 0; i < 1000; ++i) {
+    f.Add(KeyOf(0, i));
+    ASSERT_FALSE(f.table.IsRehashing());  // no doubling on the way to the announced size
+  }
+  f.ExpectConsistent();
+  f.table.Reserve(100000);  // not empty any more: ignored
+  EXPECT_EQ(f.table.BucketCount(), 1024u);
+  for (size_t i = 0; i < 1000; ++i) ASSERT_NE(f.table.Find(KeyOf(0, i)), nullptr);
+}
+
 TEST(HashTableTest, InsertFindRemoveMany) {
   SetHashSeed(2);
   constexpr size_t kCount = 100'000;

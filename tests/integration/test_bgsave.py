@@ -111,8 +111,15 @@ def test_file_is_the_dataset_at_bgsave_time(start_server):
     assert info["current_save_keys_total"] == len(expected)
     assert 0 < info["current_save_keys_processed"] <= info["current_save_keys_total"]
     assert info["rdb_current_bgsave_time_sec"] >= 0
+    # No fork: the "copy-on-write" figures are the snapshot's queued output, and the fork
+    # percentage is the walk's progress.
+    assert 0 <= info["current_cow_size"] <= info["current_cow_peak"]
+    assert 0.0 < info["current_fork_perc"] <= 100.0
     wait_saved(c, 1)
-    assert c.info("persistence")["rdb_current_bgsave_time_sec"] == -1
+    done = c.info("persistence")
+    assert done["rdb_current_bgsave_time_sec"] == -1
+    assert done["rdb_last_cow_size"] >= max(info["current_cow_peak"], 1)
+    assert done["current_cow_peak"] == 0 and done["current_fork_perc"] == 0
     assert not list(vs.dir.glob("temp-*.rdb"))
 
     vs2 = load_copy(start_server, vs)

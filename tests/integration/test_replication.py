@@ -65,8 +65,12 @@ def check_stream_and_partial_resync(primary, replica):
     assert stats(p)["sync_full"] == 1
 
 
-def test_full_sync_of_every_type_then_the_stream(start_server):
-    primary = start_server(*DEBUG)
+TARGET = {"yes": "target: replicas sockets", "no": "target: disk"}
+
+
+@pytest.mark.parametrize("diskless", ["yes", "no"])
+def test_full_sync_of_every_type_then_the_stream(start_server, diskless):
+    primary = start_server(*DEBUG, "--repl-diskless-sync", diskless)
     replica = start_server(*DEBUG)
     p = primary.client()
     populate(p)
@@ -97,6 +101,47 @@ def test_full_sync_of_every_type_then_the_stream(start_server):
     assert role[0] == "master" and role[2][0][1] == str(replica.port)
     rrole = r.execute_command("ROLE")
     assert rrole[:4] == ["slave", "127.0.0.1", primary.port, "connected"]
+    assert TARGET[diskless] in primary.log()
+    # Diskless: the snapshot went to the socket only, no file on the primary.
+    assert (primary.dir / "dump.rdb").exists() == (diskless == "no")
+
+
+def test_diskless_sync_gathers_replicas_into_one_transfer(start_server):
+    # The delay would hold the transfer for a minute; the second replica starts it.
+    primary = start_server(*DEBUG, "--repl-diskless-sync-delay", "60",
+                           "--repl-diskless-sync-max-replicas", "2")
+    p = primary.client()
+    populate(p)
+    replicas = [start_server(*DEBUG) for _ in range(2)]
+    for s in replicas:
+        s.client().replicaof("127.0.0.1", primary.port)
+    for s in replicas:
+        wait_for(lambda: repl_info(s.client()).get("master_link_status") == "up", timeout=30)
+    assert primary.log().count(TARGET["yes"]) == 1
+    assert stats(p)["sync_full"] == 2
+    p.set("after", "1")
+    assert p.wait(2, 5000) == 2
+    for s in replicas:
+        caught_up(p, s.client())
+        assert s.client().execute_command("DEBUG", "DIGEST") == p.execute_command("DEBUG", "DIGEST")
+
+
+def test_diskless_transfer_survives_a_replica_that_goes_away(start_server):
+    # rdb-key-save-delay keeps the transfer running while one replica is killed mid-way.
+    primary = start_server(*DEBUG, "--repl-diskless-sync-max-replicas", "2",
+                           "--repl-diskless-sync-delay", "60")
+    p = primary.client()
+    p.execute_command("DEBUG", "POPULATE", 2000)
+    p.config_set("rdb-key-save-delay", 1000)
+    quitter, stayer = start_server(*DEBUG), start_server(*DEBUG)
+    quitter.client().replicaof("127.0.0.1", primary.port)
+    stayer.client().replicaof("127.0.0.1", primary.port)
+    wait_for(lambda: TARGET["yes"] in primary.log())
+    quitter.kill()
+    r = stayer.client()
+    wait_for(lambda: repl_info(r).get("master_link_status") == "up", timeout=60)
+    assert r.dbsize() == 2000
+    wait_for(lambda: repl_info(p)["connected_slaves"] == 1)
 
 
 def test_replica_hides_expired_keys_until_the_primary_deletes_them(start_server):
@@ -271,8 +316,9 @@ def test_bad_arguments(start_server):
 
 
 @need_redis
-def test_redis_server_replicates_from_vireo(start_server):
-    primary = start_server()
+@pytest.mark.parametrize("diskless", ["yes", "no"])
+def test_redis_server_replicates_from_vireo(start_server, diskless):
+    primary = start_server("--repl-diskless-sync", diskless)
     populate(primary.client())
     replica = start_server(binary=REDIS_SERVER)
     attach(replica, primary)

@@ -4,6 +4,8 @@ write, SHUTDOWN NOSAVE), and functions (FUNCTION LOAD/LIST/DELETE/DUMP/RESTORE, 
 several clients at once. Nothing asserts on time: busy states are awaited with wait_for.
 """
 
+import os
+
 import pytest
 import redis
 
@@ -206,3 +208,34 @@ def test_lua_time_limit_is_an_alias(server):
     assert info["number_of_cached_scripts"] == 1
     assert info["number_of_functions"] == 1 and info["number_of_libraries"] == 1
     assert info["used_memory_lua"] > 0
+
+
+def _declared_flag_replies(server):
+    """Replies to scripts with and without declared flags under maxmemory, EVAL_RO, and on a
+    stale read-only replica (its master unreachable)."""
+    c = server.raw()
+    out = []
+    write = "#!lua\nreturn 1"
+    no_writes = "#!lua flags=no-writes\nreturn 1"
+    stale_ok = "#!lua flags=no-writes,allow-stale\nreturn 1"
+    c.call("CONFIG", "SET", "maxmemory", "1")
+    out += [c.call("EVAL", s, 0) for s in (write, no_writes, "return 1")]
+    c.call("CONFIG", "SET", "maxmemory", "0")
+    out.append(c.call("EVAL_RO", write, 0))
+    c.call("REPLICAOF", "127.0.0.1", "1")
+    out.append(c.call("EVAL", write, 0))
+    c.call("CONFIG", "SET", "replica-serve-stale-data", "no")
+    out += [c.call("EVAL", s, 0) for s in (write, no_writes, stale_ok, "return 1")]
+    c.call("REPLICAOF", "NO", "ONE")
+    return out
+
+
+def test_declared_script_flags_are_checked_before_the_script_runs(start_server):
+    replies = _declared_flag_replies(start_server())
+    assert replies[0] == RespError("OOM command not allowed when used memory > 'maxmemory'.")
+    assert replies[3] == RespError(
+        "ERR Can not execute a script with write flag using *_ro command.")
+    assert replies[4] == RespError("READONLY You can't write against a read only replica.")
+    assert replies[-2] == 1
+    if os.path.exists("/usr/bin/redis-server"):
+        assert replies == _declared_flag_replies(start_server(binary="/usr/bin/redis-server"))
