@@ -3,6 +3,7 @@ cluster-enabled nodes, create a cluster with a --cluster tool, clients and small
 
 import os
 import subprocess
+import threading
 
 from redis.cluster import ClusterNode, RedisCluster
 
@@ -84,3 +85,32 @@ def my_slots(c):
 
 def owned(c, slot):
     return slot in my_slots(c)
+
+
+class WriteLoad:
+    """`with WriteLoad(nodes) as load:` SETs key:N through a cluster client on a thread until
+    the block ends; load.written holds what was acknowledged, load.errors what failed."""
+
+    def __init__(self, nodes):
+        self.written, self.errors = {}, []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(nodes,))
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self, nodes):
+        w = cluster_client(nodes)
+        i = 0
+        while not self._stop.is_set():
+            try:
+                w.set(f"key:{i}", i)
+                self.written[f"key:{i}"] = str(i)
+            except Exception as exc:  # noqa: BLE001 - the test reports them
+                self.errors.append(repr(exc))
+            i += 1

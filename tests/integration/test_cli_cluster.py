@@ -2,10 +2,8 @@
 replicas), check, info, call, fix (an open slot left by an interrupted move), reshard under a
 write load, rebalance, add-node (as a master and as a replica), del-node."""
 
-import threading
-
 from cluster_helpers import (VIREO_CLI, client, cluster_client, create, node_id, node_role,
-                             run_cli, start_nodes, wait_state_ok)
+                             run_cli, start_nodes, wait_state_ok, WriteLoad)
 from conftest import REDIS_CLI, wait_for
 
 OK_COVERED = "[OK] All 16384 slots covered."
@@ -75,32 +73,14 @@ def test_reshard_under_load_then_rebalance(start_server):
     rc = cluster_client(nodes)
     for i in range(1000):
         rc.set(f"pre:{i}", i)
-    written, errors = {}, []
-    stop = threading.Event()
-
-    def load():
-        w = cluster_client(nodes)
-        i = 0
-        while not stop.is_set():
-            try:
-                w.set(f"key:{i}", i)
-                written[f"key:{i}"] = str(i)
-            except Exception as exc:  # noqa: BLE001 - reported below
-                errors.append(repr(exc))
-            i += 1
-
-    t = threading.Thread(target=load)
-    t.start()
-    try:
+    with WriteLoad(nodes) as load:
         out = vcli(["reshard", f"127.0.0.1:{nodes[0].port}", "--cluster-from",
                     node_id(nodes[0]), "--cluster-to", node_id(nodes[1]),
                     "--cluster-slots", "150", "--cluster-yes"])
         assert out.returncode == 0, out.stdout[-2000:] + out.stderr
         assert "Moving slot 0 from 127.0.0.1:" in out.stdout
-    finally:
-        stop.set()
-        t.join()
-    assert not errors, errors[:3]
+    written = load.written
+    assert not load.errors, load.errors[:3]
     assert written
     check_clean(nodes[2])
     counts = slot_counts(nodes)

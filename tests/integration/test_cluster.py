@@ -14,7 +14,7 @@ import pytest
 import redis
 
 from cluster_helpers import (NODE_TIMEOUT, client, cluster_client, create, my_slots, node_id,
-                             node_role, owned, start_nodes)
+                             node_role, owned, start_nodes, WriteLoad)
 from conftest import REDIS_CLI, free_port, wait_for
 
 BENCHMARK = os.environ.get("VIREO_BENCHMARK") or str(
@@ -104,26 +104,9 @@ def test_reshard_under_load_loses_nothing(start_server):
     nodes = start_nodes(start_server, 3)
     create(nodes)
     rc = cluster_client(nodes)
-    written = {}
-    stop = threading.Event()
-    errors = []
-
-    def load():
-        w = cluster_client(nodes)
-        i = 0
-        while not stop.is_set():
-            try:
-                w.set(f"key:{i}", i)
-                written[f"key:{i}"] = str(i)
-            except Exception as exc:  # noqa: BLE001 - reported below
-                errors.append(repr(exc))
-            i += 1
-
     for i in range(2000):
         rc.set(f"pre:{i}", i)
-    t = threading.Thread(target=load)
-    t.start()
-    try:
+    with WriteLoad(nodes) as load:
         src = client(nodes[0]).execute_command("CLUSTER", "MYID")
         dst = client(nodes[1]).execute_command("CLUSTER", "MYID")
         out = subprocess.run([REDIS_CLI, "--cluster", "reshard", f"127.0.0.1:{nodes[0].port}",
@@ -131,10 +114,8 @@ def test_reshard_under_load_loses_nothing(start_server):
                               "--cluster-slots", "300", "--cluster-yes"],
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stdout[-2000:] + out.stderr
-    finally:
-        stop.set()
-        t.join()
-    assert not errors, errors[:3]
+    written = load.written
+    assert not load.errors, load.errors[:3]
     check = subprocess.run([REDIS_CLI, "--cluster", "check", f"127.0.0.1:{nodes[0].port}"],
                            capture_output=True, text=True, timeout=60)
     assert "[OK] All 16384 slots covered." in check.stdout
