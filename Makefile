@@ -2,10 +2,15 @@
 BUILD_DIR ?= build
 ASAN_DIR  ?= build-asan
 TSAN_DIR  ?= build-tsan
+FUZZ_DIR  ?= build-fuzz
+# libFuzzer seconds per target: `make fuzz`, and the bounded run at the end of `make test`
+# (0 there only replays the committed corpora).
+FUZZ_SECONDS      ?= 300
+FUZZ_TEST_SECONDS ?= 20
 JOBS      ?= 2
 PORT      ?= 6379
 
-.PHONY: all build run test asan asan-test tsan tsan-test bench deps clean
+.PHONY: all build run test asan asan-test tsan tsan-test fuzz bench deps clean
 
 all: build
 
@@ -23,6 +28,8 @@ run: deps build
 
 test: deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
+	FUZZ_DIR=$(FUZZ_DIR) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_SEED=1 JOBS=$(JOBS) \
+	  bash scripts/fuzz.sh
 
 asan:
 	@test -f $(ASAN_DIR)/build.ninja || \
@@ -42,8 +49,12 @@ tsan-test: deps tsan
 	VIREO_SERVER=$(TSAN_DIR)/vireo-server VIREO_CLI=$(TSAN_DIR)/vireo-cli VIREO_IO_THREADS=4 \
 	  /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration
 
+# clang build of the core with ASan + UBSan and the tests/fuzz/ targets; see scripts/fuzz.sh.
+fuzz: deps
+	FUZZ_DIR=$(FUZZ_DIR) FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) bash scripts/fuzz.sh
+
 bench: deps build
 	bench/compare
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR)

@@ -11,6 +11,7 @@ PACKAGES=(
   python3 python3-pytest python3-redis
   redis-server redis-tools   # reference peers for tests/compat and bench/compare
   valgrind                   # bench/compare --callgrind
+  clang-14 libclang-rt-14-dev  # libFuzzer targets (make fuzz, scripts/fuzz.sh)
   procps iproute2 util-linux # ps/pkill, ss, taskset
 )
 

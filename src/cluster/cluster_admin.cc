@@ -515,8 +515,11 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
         "GETKEYSINSLOT <slot> <count>", "INFO", "KEYSLOT <key>", "LINKS",
         "MEET <ip> <port> [<bus-port>]", "MYID", "MYSHARDID", "NODES",
         "REPLICATE <node-id>", "REPLICAS <node-id>", "RESET [HARD|SOFT]", "SAVECONFIG",
-        "SET-CONFIG-EPOCH <epoch>", "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|"
-        "STABLE|NODE <node-id>)", "SHARDS", "SLOTS", "HELP"};
+        "SET-CONFIG-EPOCH <epoch>",
+        // One line split in two (the parentheses tell clang the concatenation is meant).
+        ("SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|"
+         "STABLE|NODE <node-id>)"),
+        "SHARDS", "SLOTS", "HELP"};
     r.Array(sizeof(kHelp) / sizeof(kHelp[0]));
     for (const char* line : kHelp) r.Simple(line);
   } else {

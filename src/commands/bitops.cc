@@ -100,7 +100,9 @@ void ApplyBitOp(BitOpKind op, const std::vector<std::string_view>& srcs, std::st
   if (srcs.empty() || maxlen == 0) return;
   auto* res = reinterpret_cast<uint8_t*>(out->data());
   const auto* first = reinterpret_cast<const uint8_t*>(srcs[0].data());
-  std::memcpy(res, first, srcs[0].size());  // the rest stays zero (padding)
+  // The rest stays zero (padding). A missing key is an empty view whose data() may be null,
+  // which memcpy must not get even for 0 bytes.
+  if (!srcs[0].empty()) std::memcpy(res, first, srcs[0].size());
   if (op == BitOpKind::kNot) {
     for (size_t j = 0; j < maxlen; ++j) res[j] = static_cast<uint8_t>(~res[j]);
     return;

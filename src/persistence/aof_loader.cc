@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -58,7 +59,9 @@ AofCommandReader::Result AofCommandReader::Next(std::vector<std::string_view>* a
   if (!ReadLine(&pos, &line)) return Result::kTruncated;
   int64_t argc;
   if (!ParseInt64(line.substr(1), &argc) || argc < 1 || argc > INT32_MAX) return bad(line_start);
-  args->reserve(static_cast<size_t>(argc));
+  // The count is only a claim until the arguments are there: a damaged "*2000000000" must
+  // not reserve gigabytes (the bytes left bound what can be read).
+  args->reserve(static_cast<size_t>(std::min<int64_t>(argc, 1024)));
   for (int64_t i = 0; i < argc; ++i) {
     if (pos >= data_.size()) return Result::kTruncated;
     line_start = pos;

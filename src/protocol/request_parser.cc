@@ -163,7 +163,9 @@ RequestParser::Result RequestParser::ParseMultibulk(const char* data, size_t len
     }
     // The '\n' after '\r' must have arrived too (Valkey does not check that it is one).
     if (static_cast<size_t>(cr - data) + 1 >= len) return 0;
-    *ok = ParseInt64(std::string_view(start + 1, static_cast<size_t>(cr - start - 1)), value);
+    // A bare "\r\n" (no type byte) has no number; its type byte is refused by the caller.
+    *ok = cr > start &&
+          ParseInt64(std::string_view(start + 1, static_cast<size_t>(cr - start - 1)), value);
     pos_ = static_cast<size_t>(cr - data) + 2;
     return 1;
   };

@@ -9,7 +9,7 @@
 namespace vireo {
 namespace {
 
-constexpr unsigned char kFlagDeleted = 0x80;
+[[maybe_unused]] constexpr unsigned char kFlagDeleted = 0x80;  // documents the layout
 constexpr unsigned char kFlagOwnFields = 0x40;
 constexpr unsigned char kFlagSeq = 0x20;
 constexpr unsigned kDeltaEscape = 31;
