@@ -14,9 +14,11 @@
 #include <variant>
 
 #include "common/glob.h"
+#include "common/log.h"
 #include "common/numbers.h"
 #include "common/split_args.h"
 #include "server/config_directives.h"
+#include "server/fd_limit.h"
 #include "server/latency_tracking.h"
 #include "server/notify_flags.h"
 
@@ -527,6 +529,16 @@ std::string ConfigSet(Config* config, std::string_view name, std::string_view va
   std::string err =
       ApplyDirective(&candidate_check, *d, {std::string(value)}, ConfigSource::kRuntime);
   if (!err.empty()) return err;
+  if (candidate_check.maxclients > config->maxclients) {
+    // More clients need more descriptors: refused when the open files limit cannot grow.
+    const int64_t allowed = AdjustOpenFilesLimit(candidate_check.maxclients);
+    if (allowed < candidate_check.maxclients) {
+      LogWarning("Failed applying new configuration. Possibly related to new maxclients "
+                 "setting. Restoring previous settings.");
+      return "The operating system is not able to handle the specified number of clients, "
+             "try with " + std::to_string(allowed);
+    }
+  }
   *config = std::move(candidate_check);
   return "";
 }
