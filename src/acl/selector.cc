@@ -10,11 +10,12 @@
 namespace vireo {
 namespace {
 
-// Looks up "name" or "name|sub" (case-insensitive), as ACL rules name commands.
+// Looks up "name" or "name|sub" (case-insensitive), as ACL rules name commands: by their own
+// names, whatever rename-command did (as Valkey does).
 const CommandSpec* LookupCommand(std::string_view name) {
   size_t bar = name.find('|');
-  if (bar == std::string_view::npos) return Commands().Find(name);
-  const CommandSpec* parent = Commands().Find(name.substr(0, bar));
+  if (bar == std::string_view::npos) return Commands().FindOriginal(name);
+  const CommandSpec* parent = Commands().FindOriginal(name.substr(0, bar));
   if (parent == nullptr || !parent->IsContainer()) return nullptr;
   return parent->FindSubcommand(name.substr(bar + 1));
 }

@@ -11,6 +11,7 @@
 #include "commands/server_family.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "server/client_memory.h"
 #include "server/server.h"
 
 namespace vireo {
@@ -70,8 +71,7 @@ std::string ClientInfoLine(const Client& c, const std::string& current) {
   const size_t pending = c.conn.PendingOutput();
   const size_t obl = std::min(pending, kReplyChunk);
   const size_t omem = pending - obl;
-  const size_t tot_mem =
-      sizeof(Client) + qcap + out_cap + argv_mem + c.name.capacity() + MultiMemory(c);
+  const size_t tot_mem = ClientMemoryUsage(c);
 
   std::string line;
   line.reserve(320);

@@ -51,7 +51,7 @@ void CommandTable::Add(CommandSpec spec) {
     std::vector<CommandSpec*> old;
     old.swap(slots_);
     slots_.assign(std::max<size_t>(64, old.size() * 2), nullptr);
-    for (const CommandSpec* q : ordered_) Index(const_cast<CommandSpec*>(q));
+    for (const auto& q : storage_) Index(q.get());
     return;
   }
   Index(p);
@@ -67,7 +67,7 @@ void CommandTable::Index(CommandSpec* p) {
   }
 }
 
-const CommandSpec* CommandTable::Find(std::string_view name) const {
+const CommandSpec* CommandTable::FindOriginal(std::string_view name) const {
   if (slots_.empty()) return nullptr;
   size_t mask = slots_.size() - 1;
   for (size_t i = FoldedHash(name) & mask;; i = (i + 1) & mask) {
@@ -75,6 +75,36 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
     if (p == nullptr) return nullptr;
     if (FoldedEquals(p->name, name)) return p;
   }
+}
+
+const CommandSpec* CommandTable::FindRenamed(std::string_view name) const {
+  for (const auto& [alias, spec] : aliases_) {
+    if (FoldedEquals(alias, name)) return spec;
+  }
+  const CommandSpec* spec = FindOriginal(name);
+  if (std::find(hidden_.begin(), hidden_.end(), spec) != hidden_.end()) return nullptr;
+  return spec;
+}
+
+std::string CommandTable::Rename(std::string_view name, std::string_view new_name) {
+  const CommandSpec* spec = Find(name);
+  if (spec == nullptr) return "No such command in rename-command";
+  const CommandSpec* target = new_name.empty() ? nullptr : Find(new_name);
+  if (target != nullptr && target != spec) {
+    return "Target command name already exists";
+  }
+  renamed_ = true;
+  hidden_.push_back(spec);
+  // A command renamed twice keeps only its latest name.
+  aliases_.erase(std::remove_if(aliases_.begin(), aliases_.end(),
+                                [spec](const auto& a) { return a.second == spec; }),
+                 aliases_.end());
+  if (new_name.empty()) {
+    ordered_.erase(std::remove(ordered_.begin(), ordered_.end(), spec), ordered_.end());
+  } else {
+    aliases_.emplace_back(ToLower(new_name), spec);
+  }
+  return "";
 }
 
 const CommandSpec* CommandTable::Resolve(const std::vector<std::string_view>& args) const {

@@ -100,8 +100,17 @@ struct CommandSpec {
 class CommandTable {
  public:
   void Add(CommandSpec spec);
-  // Case-insensitive lookup of a top-level command.
-  const CommandSpec* Find(std::string_view name) const;
+  // Case-insensitive lookup of a top-level command by the name clients call it with (after
+  // rename-command).
+  const CommandSpec* Find(std::string_view name) const {
+    return renamed_ ? FindRenamed(name) : FindOriginal(name);
+  }
+  // Lookup by the command's own name, ignoring rename-command (ACL rules use these names).
+  const CommandSpec* FindOriginal(std::string_view name) const;
+  // rename-command: the command `name` answers to new_name from now on, and an empty
+  // new_name disables it (gone from COMMAND COUNT and LIST too). "" on success, else the
+  // error text for the config file.
+  std::string Rename(std::string_view name, std::string_view new_name);
   // The spec that runs args (resolving a container's subcommand), or nullptr when unknown.
   const CommandSpec* Resolve(const std::vector<std::string_view>& args) const;
   const std::vector<const CommandSpec*>& All() const { return ordered_; }
@@ -118,6 +127,10 @@ class CommandTable {
   // Open addressing over case-folded names: a lookup hashes and compares the argument in
   // place, with no lower-cased copy (this runs for every command).
   void Index(CommandSpec* p);
+  const CommandSpec* FindRenamed(std::string_view name) const;
+  bool renamed_ = false;  // any rename-command applied: Find takes the slower FindRenamed
+  std::vector<std::pair<std::string, const CommandSpec*>> aliases_;  // new name -> command
+  std::vector<const CommandSpec*> hidden_;  // renamed or disabled: their own names are gone
   std::vector<CommandSpec*> slots_;
   std::vector<const CommandSpec*> ordered_;
   std::vector<std::unique_ptr<CommandSpec>> storage_;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "scripting/lua_libs.h"
 #include "scripting/lua_reply.h"
 
 extern "C" {
@@ -304,7 +305,9 @@ lua_State* NewScriptState(const LuaEngineFunction* engine_fns, void* engine,
               {LUA_STRLIBNAME, luaopen_string},
               {LUA_MATHLIBNAME, luaopen_math},
               {"cjson", luaopen_cjson},
-              {"bit", luaopen_bit}};
+              {"bit", luaopen_bit},
+              {"cmsgpack", OpenCmsgpackLib},
+              {"struct", OpenStructLib}};
   for (const auto& lib : libs) {
     lua_pushcfunction(L, lib.open);
     lua_pushstring(L, lib.name);
@@ -373,7 +376,8 @@ lua_State* NewScriptState(const LuaEngineFunction* engine_fns, void* engine,
   lua_setglobal(L, "redis");
 
   // Library tables become read-only views; `server` is the same view as `redis`.
-  for (const char* name : {"string", "table", "math", "coroutine", "cjson", "bit", "redis"}) {
+  for (const char* name :
+       {"string", "table", "math", "coroutine", "cjson", "bit", "cmsgpack", "struct", "redis"}) {
     lua_getglobal(L, name);
     MakeView(L);
     if (strcmp(name, "redis") == 0) {

@@ -1,6 +1,7 @@
 // The sandboxed Lua state scripts run in: Lua 5.1's base, table, string, math and coroutine
-// libraries (no os, io, debug, loadfile, dofile, print, ...), cjson and bit, and a `redis`
-// table (also named `server`, as in Valkey 8) whose engine-independent functions are set here.
+// libraries (no os, io, debug, loadfile, dofile, print, ...), cjson, bit, cmsgpack and struct,
+// and a `redis` table (also named `server`, as in Valkey 8) whose engine-independent functions
+// are set here.
 // Globals and library tables are read-only, with Redis 7.0's error texts.
 #pragma once
 

@@ -107,6 +107,7 @@ struct Client {
   std::unique_ptr<ClientSubscriptions> subs;  // Pub/Sub subscriptions, once it subscribed
   std::unique_ptr<MultiState> multi;  // MULTI queue and WATCHed keys, once it used either
   int64_t obuf_soft_since_ms = 0;  // when the output buffer went over its soft limit
+  int64_t mem_accounted = 0;  // its share of the client memory total (maxmemory-clients)
   uint64_t tracking_redirect = 0;  // CLIENT TRACKING REDIRECT id (0: none)
 };
 

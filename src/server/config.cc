@@ -13,6 +13,7 @@
 #include <sstream>
 #include <variant>
 
+#include "commands/command_table.h"
 #include "common/glob.h"
 #include "common/log.h"
 #include "common/numbers.h"
@@ -80,6 +81,7 @@ std::vector<Directive> BuildDirectives() {
       {"client-query-buffer-limit", Kind::kMemory, &Config::client_query_buffer_limit,
        1024 * 1024, LLONG_MAX},
       {"maxmemory", Kind::kMemory, &Config::maxmemory, 0, LLONG_MAX},
+      {"maxmemory-clients", Kind::kMemory, &Config::maxmemory_clients, 0, LLONG_MAX},
       {"maxmemory-policy", Kind::kEnum, &Config::maxmemory_policy, 0, 0,
        "volatile-lru,volatile-lfu,volatile-random,volatile-ttl,allkeys-lru,allkeys-lfu,"
        "allkeys-random,noeviction"},
@@ -264,6 +266,22 @@ std::string ParseInteger(const Directive& d, std::string_view v, bool memory, in
   return "";
 }
 
+// maxmemory-clients: "64mb" or "10%" (of maxmemory, kept as -10).
+std::string ParseMemoryOrPercent(const std::string& v, int64_t* out) {
+  int64_t n;
+  if (!v.empty() && v.back() == '%') {
+    if (!ParseInt64(std::string_view(v).substr(0, v.size() - 1), &n) || n < 0) {
+      return "argument must be a memory or percent value";
+    }
+    if (n > 100) return "percentage argument must be less or equal to 100";
+    *out = -n;
+    return "";
+  }
+  if (!ParseMemorySize(v, &n) || n < 0) return "argument must be a memory or percent value";
+  *out = n;
+  return "";
+}
+
 std::string ApplyDirective(Config* config, const Directive& d,
                            const std::vector<std::string>& args, ConfigSource source) {
   if (d.kind == Kind::kSave) {
@@ -328,6 +346,9 @@ std::string ApplyDirective(Config* config, const Directive& d,
         config->unixsocketperm = n;
         return "";
       }
+      if (std::get<int64_t Config::*>(d.field) == &Config::maxmemory_clients) {
+        return ParseMemoryOrPercent(v, &config->maxmemory_clients);
+      }
       std::string err = ParseInteger(d, v, d.kind == Kind::kMemory, &n);
       if (!err.empty()) return err;
       // Valkey accepts any hz but runs, and reports, it within 1..500.
@@ -379,6 +400,10 @@ std::string FormatValue(const Config& config, const Directive& d) {
         snprintf(octal, sizeof(octal), "%llo",
                  static_cast<unsigned long long>(config.unixsocketperm));
         return octal;
+      }
+      if (std::get<int64_t Config::*>(d.field) == &Config::maxmemory_clients &&
+          config.maxmemory_clients < 0) {
+        return std::to_string(-config.maxmemory_clients) + "%";
       }
       return std::to_string(config.*std::get<int64_t Config::*>(d.field));
     case Kind::kString:
@@ -446,6 +471,10 @@ bool LoadConfigText(Config* config, std::string_view text, std::string* error) {
       }
       if (name == "include") {
         reason = "include is not supported yet";
+      } else if (name == "rename-command" && args.size() == 2) {
+        // Applied to the process-wide table at once, so a later line may name the new name.
+        RegisterAllCommands();
+        reason = Commands().Rename(args[0], args[1]);
       } else if (name == "user") {
         if (args.empty()) reason = "Bad directive or wrong number of arguments";
         else config->acl_users.push_back(args);

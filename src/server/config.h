@@ -51,6 +51,9 @@ struct Config {
   int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
   int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
   int64_t maxmemory = 0;
+  // Client eviction past this much client memory: bytes, or a negative number for a
+  // percentage of maxmemory ("10%" is -10, as CONFIG GET shows it back); 0 = off.
+  int64_t maxmemory_clients = 0;
   std::string maxmemory_policy = "noeviction";
   int64_t maxmemory_samples = 5;
   int64_t maxmemory_eviction_tenacity = 10;

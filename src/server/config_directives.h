@@ -81,7 +81,6 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"loading-process-events-interval-bytes", "2097152", GenericKind::kInt, false, 1024, kMax32},
     {"masterauth", "", GenericKind::kString, false},
     {"masteruser", "", GenericKind::kString, false},
-    {"maxmemory-clients", "0", GenericKind::kMemory, false, 0, kMax64},
     {"min-replicas-max-lag", "10", GenericKind::kInt, false, 0, kMax32},
     {"min-replicas-to-write", "0", GenericKind::kInt, false, 0, kMax32},
     {"no-appendfsync-on-rewrite", "no", GenericKind::kBool, false},

@@ -439,6 +439,7 @@ void Server::ProcessInput(Client* c) {
     c->args.clear();
     ahead_off = ahead_off > consumed ? ahead_off - consumed : 0;
   }
+  AccountClientMemory(c);
   if (c->conn.PendingOutput() > 0 && !(c->flags & kClientPendingWrite)) {
     c->flags |= kClientPendingWrite;
     pending_writes_.push_back(c);
@@ -466,6 +467,8 @@ void Server::FlushPendingWrites() {
     tracking_.BroadcastPending();
     tracking_.EnforceLimit(config_.tracking_table_max_keys);
   }
+  // Clients over maxmemory-clients go before their replies are written.
+  if (config_.maxmemory_clients != 0) EvictClients();
   // The AOF is written (and under appendfsync always, fsynced) before any reply goes out.
   if (aof_ != nullptr) aof_->BeforeReplies();
   std::vector<Client*> batch;
@@ -503,8 +506,10 @@ void Server::AfterFlush(Client* c, Connection::WriteResult r) {
       loop_.Watch(c->conn.fd(), EventLoop::kReadable | EventLoop::kWritable, &c->watcher);
       c->watching_writable = true;
     }
+    AccountClientMemory(c);
     return;
   }
+  AccountClientMemory(c);
   if (c->watching_writable) {
     loop_.Watch(c->conn.fd(), EventLoop::kReadable, &c->watcher);
     c->watching_writable = false;
@@ -522,6 +527,7 @@ void Server::FreeClient(Client* c) {
   if (c->flags & kClientTracking) tracking_.Disable(c);
   stats_.net_input_bytes += c->conn.BytesRead();
   stats_.net_output_bytes += c->conn.BytesWritten();
+  client_mem_total_ -= c->mem_accounted;
   auto drop = [c](std::vector<Client*>& v) {
     v.erase(std::remove(v.begin(), v.end(), c), v.end());
   };
@@ -616,6 +622,10 @@ void Server::OnConfigChanged(std::string_view name) {
     acl_.set_all_channels_default(ConfigValue(config_, "acl-pubsub-default") == "allchannels");
   }
   if (name == "acllog-max-len") acl_log_.Trim(ConfigValueInt(config_, "acllog-max-len", 128));
+  if ((name == "maxmemory-clients" || name == "maxmemory") && config_.maxmemory_clients != 0) {
+    RecountClientMemory();  // shares were not kept while the limit was off
+    EvictClients();
+  }
 }
 
 void Server::Cron() {
@@ -677,6 +687,10 @@ void Server::Cron() {
   // Clients idle for a while give their drained read buffer back: 16 KB each adds up.
   for (auto& [id, c] : clients_) {
     if (now - c->last_interaction_ms > 2000) c->conn.ReleaseInputIfEmpty();
+  }
+  if (config_.maxmemory_clients != 0) {
+    RecountClientMemory();  // corrects shares that changed where no one accounted for them
+    EvictClients();
   }
   // Instantaneous ops/sec over the last interval.
   if (stats_.ops_sample_time_ms != 0 && now > stats_.ops_sample_time_ms) {
@@ -785,7 +799,7 @@ void Server::Execute(Client* c) {
     spec = cmd->FindSubcommand(args[1]);
     if (spec == nullptr) {
       c->reply.Error("ERR unknown subcommand '" + std::string(args[1].substr(0, 128)) +
-                     "'. Try " + ToUpper(cmd->name) + " HELP.");
+                     "'. Try " + ToUpper(args[0]) + " HELP.");  // as called (rename-command)
       // Valkey has no command to charge an unknown subcommand to: no commandstats line.
       return;
     }

@@ -141,6 +141,12 @@ class Server {
   void WatchWritable(Client* c) { AfterFlush(c, Connection::WriteResult::kPending); }
   // client-output-buffer-limit for c's class; true when c was scheduled to close.
   bool EnforceOutputLimit(Client* c);
+  // maxmemory-clients (server_client_eviction.cc): AccountClientMemory refreshes c's share of
+  // the client memory total after its buffers changed; EvictClients closes the biggest
+  // evictable clients while the total is at the limit; RecountClientMemory redoes every share.
+  void AccountClientMemory(Client* c);
+  void EvictClients();
+  void RecountClientMemory();
 
   // Runs one command for c (arguments in c->args), with all checks Valkey does first; inside
   // MULTI it queues the command instead (server/transaction.h).
@@ -287,6 +293,7 @@ class Server {
   std::vector<Client*> monitors_;
   std::vector<Client*> paused_clients_;
   std::vector<Client*> to_close_;
+  int64_t client_mem_total_ = 0;  // sum of clients' mem_accounted (maxmemory-clients)
   BlockingRegistry blocking_;
   WatchRegistry watches_;
   AclStore acl_;

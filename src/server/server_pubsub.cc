@@ -22,7 +22,7 @@ void Server::DeliverPush(Client* c, std::string_view frame) {
     out->append(frame);
   }
   QueueWrite(c);
-  EnforceOutputLimit(c);
+  if (!EnforceOutputLimit(c)) AccountClientMemory(c);
 }
 
 bool Server::EnforceOutputLimit(Client* c) {
