@@ -62,6 +62,7 @@ std::vector<Directive> BuildDirectives() {
       {"protected-mode", Kind::kBool, &Config::protected_mode},
       {"io-threads", Kind::kInt, &Config::io_threads, 1, 128, nullptr, true},
       {"events-per-io-thread", Kind::kInt, &Config::events_per_io_thread, 0, INT_MAX},
+      {"prefetch-batch-max-size", Kind::kInt, &Config::prefetch_batch_max_size, 0, 128},
       {"databases", Kind::kInt, &Config::databases, 1, INT_MAX, nullptr, true},
       {"hz", Kind::kInt, &Config::hz, 0, INT_MAX},
       {"daemonize", Kind::kBool, &Config::daemonize, 0, 0, nullptr, true},
