@@ -497,13 +497,13 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
       r.Bulk("node");
       r.Bulk(l->node()->id);
       r.Bulk("create-time");
-      r.Integer(l->node()->created_ms);
+      r.Integer(l->created_ms());
       r.Bulk("events");
-      r.Bulk("r");
+      r.Bulk(l->events());
       r.Bulk("send-buffer-allocated");
-      r.Integer(0);
+      r.Integer(static_cast<int64_t>(l->send_buffer_allocated()));
       r.Bulk("send-buffer-used");
-      r.Integer(0);
+      r.Integer(static_cast<int64_t>(l->send_buffer_used()));
     }
   } else if (sub == "help") {
     static const char* kHelp[] = {

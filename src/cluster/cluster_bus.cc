@@ -61,7 +61,8 @@ ClusterLink::ClusterLink(Cluster* cluster, EventLoop* loop, int fd, ClusterNode*
       fd_(fd),
       node_(node),
       inbound_(node == nullptr),
-      connecting_(connecting) {
+      connecting_(connecting),
+      created_ms_(NowMs()) {
   watcher_ = {&ClusterLink::OnEvent, this};
   watching_write_ = connecting;
   loop_->Watch(fd_, connecting ? EventLoop::kWritable : EventLoop::kReadable, &watcher_);
@@ -72,6 +73,11 @@ ClusterLink::~ClusterLink() {
     loop_->Unwatch(fd_);
     close(fd_);
   }
+}
+
+const char* ClusterLink::events() const {
+  if (connecting_) return "w";
+  return watching_write_ ? "rw" : "r";
 }
 
 void ClusterLink::OnEvent(void* obj, uint32_t events) {
@@ -97,6 +103,8 @@ void ClusterLink::Flush() {
     return;
   }
   const bool want_write = !out_.empty();
+  // A link that fell behind once (a stalled peer) does not keep its peak buffer.
+  if (!want_write && out_.capacity() > 64 * 1024) std::string().swap(out_);
   if (want_write != watching_write_) {
     watching_write_ = want_write;
     loop_->Watch(fd_, EventLoop::kReadable | (want_write ? EventLoop::kWritable : 0), &watcher_);
@@ -392,6 +400,8 @@ void Cluster::HandlePing(ClusterLink* link, const std::vector<std::string_view>&
     SendPing(link, "PONG");
   }
   if (sender == nullptr || sender->in_handshake()) return;
+  // An inbound link is known by its sender from now on (CLUSTER LINKS shows it "from" it).
+  if (link->inbound() && link->node() == nullptr) link->AttachNode(sender);
   sender->data_received_ms = now;
   if (hdr_current_epoch > current_epoch_) {
     current_epoch_ = hdr_current_epoch;

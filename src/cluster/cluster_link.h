@@ -4,6 +4,7 @@
 #pragma once
 
 #include <bitset>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,11 @@ class ClusterLink {
   bool connected() const { return fd_ >= 0 && !connecting_; }
   bool inbound() const { return inbound_; }
   int fd() const { return fd_; }
+  // For CLUSTER LINKS: when the link was made, what it waits for, and its queued output.
+  int64_t created_ms() const { return created_ms_; }
+  const char* events() const;
+  size_t send_buffer_allocated() const { return out_.empty() ? 0 : out_.capacity(); }
+  size_t send_buffer_used() const { return out_.size(); }
   // Queues one message (an array of bulk strings); sent as the socket allows.
   void Send(const std::vector<std::string_view>& fields);
   // Closes the socket and tells the cluster (the link object is freed by the cluster later).
@@ -48,6 +54,7 @@ class ClusterLink {
   bool inbound_;
   bool connecting_;
   bool watching_write_ = false;
+  int64_t created_ms_;
   IoWatcher watcher_;
   std::string in_;
   std::string out_;

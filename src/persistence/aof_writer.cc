@@ -17,6 +17,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "persistence/aof_commands.h"
 #include "persistence/aof_rewrite.h"
 #include "persistence/snapshot.h"
 #include "server/server.h"
@@ -180,7 +181,7 @@ bool Aof::Start(int64_t loaded_size, std::string* error) {
     int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     std::string err;
     bool ok =
-        fd >= 0 && WriteAofBase(server_, fd, settings_.use_rdb_preamble, &err) && fsync(fd) == 0;
+        fd >= 0 && WriteAofBase(server_, fd, settings_, &err) && fsync(fd) == 0;
     if (fd >= 0) close(fd);
     if (!ok || rename(tmp.c_str(), Path(name).c_str()) != 0) {
       *error =
@@ -209,9 +210,7 @@ void Aof::Feed(int db, const std::string_view* args, size_t argc) {
   if (settings_.timestamps) {
     int64_t now = CommandTimeMs() / 1000;
     if (now > last_ts_ || selected_db_ == -1) {  // each new file starts with one
-      buf_ += "#TS:";
-      buf_ += std::to_string(now);
-      buf_ += "\r\n";
+      AppendTimestamp(&buf_, now);
       last_ts_ = now;
     }
   }
@@ -371,7 +370,7 @@ bool Aof::StartRewrite(std::string* error) {
     buf_.clear();
   }
   temp_base_ = Path(kTempBasePrefix + std::to_string(getpid()) + ".aof");
-  rewrite_ = AofRewriteJob::Start(server_, temp_base_, settings_.use_rdb_preamble, error);
+  rewrite_ = AofRewriteJob::Start(server_, temp_base_, settings_, error);
   if (rewrite_ == nullptr) {
     last_rewrite_ok_ = false;
     ++rewrite_failures_;

@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/crc64.h"
+#include "persistence/aof_commands.h"
 #include "persistence/file_io.h"
 #include "net/socket.h"
 #include "persistence/rdb_format.h"
@@ -90,7 +91,14 @@ std::unique_ptr<CowSnapshot> CowSnapshot::Start(const std::vector<Db*>& dbs,
     s->volatile_[static_cast<size_t>(db->index())] = db->VolatileCount();
     s->keys_total_ += db->Size();
   }
-  WriteRdbHeader(s->writer_, s->opt_.aux);
+  if (s->opt_.commands) {
+    std::string loads;
+    if (s->opt_.timestamp) AppendTimestamp(&loads, s->start_ms_ / 1000);
+    AppendFunctionLoads(&loads, s->opt_.aux.functions);
+    s->writer_.Raw(loads.data(), loads.size());
+  } else {
+    WriteRdbHeader(s->writer_, s->opt_.aux);
+  }
   Db::BeginSnapshot(s.get());
   for (Db* db : dbs) db->StartSnapshotWalk();
   s->walking_ = true;
@@ -213,6 +221,14 @@ void CowSnapshot::SaveEntry(int origin_db, const Entry* e) {
   // Keys already expired when the snapshot began are not part of it.
   if (e->expire_ms != 0 && e->expire_ms <= start_ms_) return;
   if (writer_.failed()) return;
+  if (opt_.commands) {
+    std::string out;
+    if (origin_db != current_db_) AppendSelect(&out, origin_db);
+    current_db_ = origin_db;
+    AppendKeyCommands(&out, e, opt_.write);
+    writer_.Raw(out.data(), out.size());
+    return;
+  }
   if (origin_db != current_db_) {
     size_t i = static_cast<size_t>(origin_db);
     bool first = i < selected_.size() && !selected_[i];
@@ -250,7 +266,7 @@ void CowSnapshot::DrainAdopted(size_t* saved) {
 }
 
 void CowSnapshot::CompleteWalk() {
-  writer_.Byte(rdb::kOpEof);
+  if (!opt_.commands) writer_.Byte(rdb::kOpEof);
   writer_.Flush();
   StopWalking();
   {
@@ -338,7 +354,7 @@ void CowSnapshot::WriterMain() {
           return;
         }
         fail(e);
-      } else if (!WriteAll(fd_, tail, 8, &e)) {
+      } else if (!opt_.commands && !WriteAll(fd_, tail, 8, &e)) {
         fail(e);
       } else if (fsync(fd_) != 0) {
         fail(strerror(errno));
@@ -356,7 +372,7 @@ void CowSnapshot::WriterMain() {
             fsync(dfd);
             close(dfd);
           }
-          bytes_written_.fetch_add(8, std::memory_order_relaxed);
+          if (!opt_.commands) bytes_written_.fetch_add(8, std::memory_order_relaxed);
           writer_result_.store(1, std::memory_order_release);
           return;
         }

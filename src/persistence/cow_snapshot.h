@@ -1,5 +1,5 @@
-// A point-in-time RDB snapshot of the keyspace written without fork (BGSAVE, save points;
-// later the AOF rewrite's base file). The dataset as it was at Start is serialized on the
+// A point-in-time RDB snapshot of the keyspace written without fork (BGSAVE, save points,
+// the AOF rewrite's base file in either format, a diskless full sync). The dataset as it was at Start is serialized on the
 // execution thread in small time-bounded slices between event-loop turns, and any key about
 // to change before the walk reached it is serialized first (per-key copy-on-write through
 // the Db hook, see SnapshotObserver in store/db.h). A writer thread computes the CRC64,
@@ -39,6 +39,10 @@ struct CowSnapshotOptions {
   int64_t socket_timeout_ms = 60000;
   RdbWriteOptions write;
   RdbAuxInfo aux;
+  // The AOF base as commands (aof-use-rdb-preamble no) instead of an RDB: the functions of
+  // aux, then SELECT and each key's commands; no RDB header, EOF or checksum.
+  bool commands = false;
+  bool timestamp = false;  // commands: begin with a #TS: annotation (aof-timestamp-enabled)
   // rdb-key-save-delay: the walk saves at most one key per this many microseconds (without
   // sleeping the execution thread), so tests can overlap writes with a running save.
   int64_t key_save_delay_us = 0;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "commands/registry.h"
@@ -364,12 +365,29 @@ bool LoadSnapshotAtStartup(Server& server, std::string* error) {
   return LoadFile(server, FilePath(server), error, true, true);
 }
 
-bool ReplaceDatasetFromFile(Server& server, const std::string& path, std::string* error) {
+bool ReplaceDatasetFromFile(Server& server, const std::string& path, std::string* error,
+                            bool keep_old_on_failure) {
   KillBackgroundSave(server);
-  for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
-  if (LoadFile(server, path, error, false, true)) return true;
-  for (int i = 0; i < server.db_count(); ++i) server.db(i)->Clear(false);
-  return false;
+  // The old dataset waits aside in databases nothing else can reach.
+  KeyspaceStats unused;
+  std::vector<std::unique_ptr<Db>> old;
+  for (int i = 0; i < server.db_count(); ++i) {
+    if (keep_old_on_failure) {
+      old.push_back(std::make_unique<Db>(i, &unused));
+      old.back()->Swap(*server.db(i));
+    } else {
+      server.db(i)->Clear(false);
+    }
+  }
+  const bool ok = LoadFile(server, path, error, false, true);
+  for (int i = 0; i < server.db_count(); ++i) {
+    if (!ok) server.db(i)->Clear(false);
+    if (keep_old_on_failure) {
+      if (!ok) server.db(i)->Swap(*old[static_cast<size_t>(i)]);
+      old[static_cast<size_t>(i)]->Clear(true);  // the lazy-free thread frees what is left
+    }
+  }
+  return ok;
 }
 
 bool ReloadSnapshot(Server& server, std::string* error) {

@@ -45,8 +45,10 @@ void EndLoading(Server& server);
 // Start-up: loads dbfilename from dir when it exists. False with *error (naming the file and
 // the byte offset) when the file is unreadable or corrupt: the server must not start.
 bool LoadSnapshotAtStartup(Server& server, std::string* error);
-// A replica's full sync: empties the databases and loads path (left empty on failure).
-bool ReplaceDatasetFromFile(Server& server, const std::string& path, std::string* error);
+// A replica's full sync: empties the databases and loads path. On failure the databases are
+// left empty, or with keep_old_on_failure (repl-diskless-load swapdb) as they were.
+bool ReplaceDatasetFromFile(Server& server, const std::string& path, std::string* error,
+                            bool keep_old_on_failure = false);
 // DEBUG RELOAD: save, empty the databases, load the file back.
 bool ReloadSnapshot(Server& server, std::string* error);
 

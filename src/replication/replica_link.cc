@@ -1,6 +1,7 @@
 // Replication, the replica's side: REPLICAOF, the link to the master (connect, handshake,
 // snapshot transfer), the master client's offset and acks (see replication.h).
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -102,7 +103,7 @@ void Replication::CancelLink() {
   if (transfer_fd_ >= 0) {
     close(transfer_fd_);
     transfer_fd_ = -1;
-    unlink(transfer_path_.c_str());
+    if (!transfer_path_.empty()) unlink(transfer_path_.c_str());
   }
   link_in_.clear();
   sync_in_progress_ = false;
@@ -300,10 +301,19 @@ bool Replication::ReadTransfer() {
                  "'), are you sure the host and port are right?");
       return false;
     }
+    // repl-diskless-load: the transfer is kept in memory, never in a file, and loaded from
+    // there (swapdb keeps the old dataset until the new one has loaded).
+    const std::string load_mode = ConfigValue(server_.config(), "repl-diskless-load");
+    bool empty = true;
+    for (int i = 0; i < server_.db_count(); ++i) empty = empty && server_.db(i)->Size() == 0;
+    const bool to_memory = load_mode == "swapdb" || (load_mode == "on-empty-db" && empty);
+    diskless_load_keep_old_ = load_mode == "swapdb";
+    const char* dest = to_memory ? "memory" : "disk";
     if (header.rfind("$EOF:", 0) == 0 && header.size() == 5 + kEofMarkLen) {
       eof_mark_ = header.substr(5);
       transfer_size_ = -1;
-      LogNotice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+      LogNotice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to %s",
+                dest);
     } else {
       int64_t size;
       if (!ParseInt64(std::string_view(header).substr(1), &size) || size < 0) {
@@ -311,12 +321,18 @@ bool Replication::ReadTransfer() {
         return false;
       }
       transfer_size_ = size;
-      LogNotice("MASTER <-> REPLICA sync: receiving %lld bytes from master to disk",
-                static_cast<long long>(size));
+      LogNotice("MASTER <-> REPLICA sync: receiving %lld bytes from master to %s",
+                static_cast<long long>(size), dest);
     }
-    transfer_path_ = "temp-" + std::to_string(NowMs() / 1000) + "." +
-                     std::to_string(getpid()) + ".rdb";
-    transfer_fd_ = open(transfer_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (to_memory) {
+      transfer_path_.clear();
+      transfer_fd_ = memfd_create("vireo-full-sync", MFD_CLOEXEC);
+    } else {
+      transfer_path_ = "temp-" + std::to_string(NowMs() / 1000) + "." +
+                       std::to_string(getpid()) + ".rdb";
+      transfer_fd_ =
+          open(transfer_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    }
     if (transfer_fd_ < 0) {
       LinkFailed("Opening the temp file needed for MASTER <-> REPLICA synchronization: " +
                  std::string(strerror(errno)));
@@ -360,6 +376,16 @@ bool Replication::ReadTransfer() {
 }
 
 void Replication::FinishTransfer() {
+  if (transfer_path_.empty()) {
+    // In memory: loaded through the descriptor's /proc name, no dump file is written.
+    const int fd = transfer_fd_;
+    transfer_fd_ = -1;
+    const bool loaded = LoadTransfer("/proc/self/fd/" + std::to_string(fd),
+                                     diskless_load_keep_old_);
+    close(fd);
+    if (loaded) CompleteSync();
+    return;
+  }
   if (fsync(transfer_fd_) != 0 || close(transfer_fd_) != 0) {
     transfer_fd_ = -1;
     LinkFailed("Failed trying to sync the temp DB to disk in MASTER <-> REPLICA synchronization: " +
@@ -374,17 +400,26 @@ void Replication::FinishTransfer() {
     unlink(transfer_path_.c_str());
     return;
   }
+  if (LoadTransfer(target, false)) CompleteSync();
+}
+
+bool Replication::LoadTransfer(const std::string& path, bool keep_old_on_failure) {
   // Replicas of this server followed the old history: they must sync again.
   DisconnectReplicas();
   // Clients are served while the file loads; the master's bytes wait in the socket.
   server_.loop().Unwatch(link_fd_);
-  LogNotice("MASTER <-> REPLICA sync: Flushing old data");
+  if (!keep_old_on_failure) LogNotice("MASTER <-> REPLICA sync: Flushing old data");
   LogNotice("MASTER <-> REPLICA sync: Loading DB in memory");
   std::string err;
-  if (!ReplaceDatasetFromFile(server_, target, &err)) {
-    LinkFailed("Failed trying to load the MASTER synchronization DB from disk: " + err);
-    return;
+  if (!ReplaceDatasetFromFile(server_, path, &err, keep_old_on_failure)) {
+    LinkFailed("Failed trying to load the MASTER synchronization DB from " +
+               std::string(transfer_path_.empty() ? "memory" : "disk") + ": " + err);
+    return false;
   }
+  return true;
+}
+
+void Replication::CompleteSync() {
   replid_ = psync_replid_;
   offset_ = psync_offset_;
   replid2_ = std::string(40, '0');

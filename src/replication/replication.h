@@ -167,6 +167,10 @@ class Replication final : public PropagationSink {
   const char* LinkStateName() const;
   bool ReadTransfer();
   void FinishTransfer();
+  // Replaces the dataset with the received RDB at path; false (link failed) when it fails.
+  bool LoadTransfer(const std::string& path, bool keep_old_on_failure);
+  // The dataset is the master's: take its history and become its connected replica.
+  void CompleteSync();
   void BecomeConnected();
   void LinkFailed(const std::string& why);
 
@@ -208,7 +212,8 @@ class Replication final : public PropagationSink {
   std::string eof_mark_;
   int64_t transfer_read_ = 0;
   int transfer_fd_ = -1;
-  std::string transfer_path_;
+  std::string transfer_path_;  // empty: repl-diskless-load, the RDB goes to memory (memfd)
+  bool diskless_load_keep_old_ = false;  // swapdb: the old dataset stays if the load fails
   std::string psync_replid_;  // what the master answered FULLRESYNC with
   int64_t psync_offset_ = 0;
   Client* master_ = nullptr;

@@ -15,9 +15,11 @@
 
 #include "commands/command_table.h"
 #include "common/glob.h"
+#include "common/log.h"
 #include "common/numbers.h"
 #include "common/split_args.h"
 #include "server/config_directives.h"
+#include "server/fd_limit.h"
 #include "server/latency_tracking.h"
 #include "server/notify_flags.h"
 
@@ -60,6 +62,7 @@ std::vector<Directive> BuildDirectives() {
       {"protected-mode", Kind::kBool, &Config::protected_mode},
       {"io-threads", Kind::kInt, &Config::io_threads, 1, 128, nullptr, true},
       {"events-per-io-thread", Kind::kInt, &Config::events_per_io_thread, 0, INT_MAX},
+      {"prefetch-batch-max-size", Kind::kInt, &Config::prefetch_batch_max_size, 0, 128},
       {"databases", Kind::kInt, &Config::databases, 1, INT_MAX, nullptr, true},
       {"hz", Kind::kInt, &Config::hz, 0, INT_MAX},
       {"daemonize", Kind::kBool, &Config::daemonize, 0, 0, nullptr, true},
@@ -556,6 +559,16 @@ std::string ConfigSet(Config* config, std::string_view name, std::string_view va
   std::string err =
       ApplyDirective(&candidate_check, *d, {std::string(value)}, ConfigSource::kRuntime);
   if (!err.empty()) return err;
+  if (candidate_check.maxclients > config->maxclients) {
+    // More clients need more descriptors: refused when the open files limit cannot grow.
+    const int64_t allowed = AdjustOpenFilesLimit(candidate_check.maxclients);
+    if (allowed < candidate_check.maxclients) {
+      LogWarning("Failed applying new configuration. Possibly related to new maxclients "
+                 "setting. Restoring previous settings.");
+      return "The operating system is not able to handle the specified number of clients, "
+             "try with " + std::to_string(allowed);
+    }
+  }
   *config = std::move(candidate_check);
   return "";
 }

@@ -33,6 +33,9 @@ struct Config {
   int64_t io_threads = 1;
   // Events per active I/O thread in a batch (Valkey 8's hidden config); 0 = always all.
   int64_t events_per_io_thread = 2;
+  // Valkey 8.1's: the keys of up to this many batched clients are prefetched together (0 or
+  // 1: no prefetching across clients).
+  int64_t prefetch_batch_max_size = 16;
   // General
   int64_t databases = 16;
   int64_t hz = 10;

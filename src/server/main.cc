@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "server/config.h"
+#include "server/fd_limit.h"
 #include "server/server.h"
 #include "store/memory.h"
 
@@ -81,6 +82,9 @@ int main(int argc, char** argv) {
   char cwd[PATH_MAX];
   if (getcwd(cwd, sizeof(cwd)) != nullptr) config.dir = cwd;
   vireo::ConfigureLog(config.loglevel, config.logfile);
+  const int64_t maxclients = vireo::AdjustOpenFilesLimit(config.maxclients);
+  if (maxclients < 0) return 1;
+  config.maxclients = maxclients;
   const char* clock_name = vireo::InitMonotonicClock();
   if (config.daemonize) Daemonize();
   if (!config.pidfile.empty()) {

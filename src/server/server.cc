@@ -281,16 +281,10 @@ void Server::HandleClientEvent(Client* c, uint32_t events) {
     if (clients_.count(id) == 0) return;
   }
   if (!(events & EventLoop::kReadable)) return;
-  if (io_pool_ != nullptr) {
-    QueueRead(c);  // read and parsed by an I/O thread after the poll (server_io.cc)
-    return;
-  }
-  // A paused client keeps reading (the level-triggered loop would spin on unread bytes);
-  // ProcessInput leaves its commands waiting, and the query buffer limit still applies.
-  ++stats_.total_reads_processed;
-  size_t wanted = c->parser.BytesWanted();
-  size_t have = c->conn.InputSize();
-  HandleRead(c, c->conn.Read(wanted > have ? wanted - have : 0));
+  // Read, parsed and run after the poll, in a batch (server_io.cc). A paused client keeps
+  // reading (the level-triggered loop would spin on unread bytes); ProcessInput leaves its
+  // commands waiting, and the query buffer limit still applies.
+  QueueRead(c);
 }
 
 void Server::HandleRead(Client* c, Connection::ReadResult r) {
@@ -1011,7 +1005,7 @@ void Server::ServeWhileBusy() {
   Client* executing = executing_;
   executing_ = nullptr;
   loop_.PollIo(0);
-  if (io_pool_ != nullptr) RunQueuedReads();
+  RunQueuedReads();
   std::vector<Client*> batch;
   batch.swap(pending_writes_);
   for (Client* c : batch) {

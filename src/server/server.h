@@ -250,6 +250,9 @@ class Server {
   void QueueRead(Client* c);
   void RunQueuedReads();
   void DrainReadBatch();
+  // Prefetches the keys of the next commands of the batched clients from `from` on
+  // (prefetch-batch-max-size of them) before any of those clients runs.
+  void PrefetchReadBatch(size_t from);
   void WriteBatch(std::vector<Client*>& batch);
   int IoParticipants(size_t jobs) const;
   void AfterFlush(Client* c, Connection::WriteResult r);
@@ -319,6 +322,7 @@ class Server {
   std::vector<IoReadJob> io_reads_;    // queued by this poll's events
   std::vector<IoReadJob> io_running_;  // read by the threads, run from io_running_next_
   size_t io_running_next_ = 0;
+  size_t prefetched_until_ = 0;  // io_running_ jobs below this had their keys prefetched
   std::vector<IoWriteJob> io_writes_;
   bool io_threads_active_ = false;
 

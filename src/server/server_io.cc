@@ -1,6 +1,6 @@
-// io-threads: the execution thread's side. Readable clients are queued while the poll's
-// events are dispatched; right after the poll the whole batch of reads is split between the
-// I/O threads and this thread, which then runs the parsed commands client by client in event
+// Reads in batches, and io-threads: the execution thread's side. Readable clients are queued
+// while the poll's events are dispatched; right after the poll the whole batch of reads is
+// done on this thread (io-threads 1) or split between the I/O threads and this thread, which then runs the parsed commands client by client in event
 // order. FlushPendingWrites hands its batch of replies over the same way. Each batch is
 // fork-join (IoThreadPool::Run returns when every job is done), so a client belongs to an I/O
 // thread only inside Run, while this thread runs no command: Pub/Sub fan-out, MONITOR,
@@ -19,6 +19,10 @@ void TrackWorkerAllocations(void* /*ctx*/, size_t /*index*/) { TrackThreadAlloca
 }  // namespace
 
 void Server::StartIoThreads() {
+  // Reads are batched with or without I/O threads: after the poll every readable client is
+  // read (and its first commands parsed), the keys of all of their next commands are
+  // prefetched, and only then do the commands run, so the batch's cache misses overlap.
+  loop_.SetAfterPoll([this] { RunQueuedReads(); });
   if (config_.io_threads <= 1) return;
   const int cpus = UsableCpus();
   if (config_.io_threads > cpus) {
@@ -32,7 +36,6 @@ void Server::StartIoThreads() {
   // since values it parses are stored or freed by this thread.
   const size_t workers = static_cast<size_t>(io_pool_->workers());
   io_pool_->Run(workers + 1, io_pool_->workers() + 1, &TrackWorkerAllocations, nullptr);
-  loop_.SetAfterPoll([this] { RunQueuedReads(); });
   LogNotice("Started %lld I/O threads", static_cast<long long>(config_.io_threads - 1));
 }
 
@@ -74,17 +77,49 @@ void Server::RunQueuedReads() {
   io_running_.swap(io_reads_);
   io_reads_.clear();
   io_running_next_ = 0;
-  const int threads = IoParticipants(io_running_.size());
-  io_threads_active_ = threads > 1;
-  stats_.io_threaded_reads_processed +=
-      io_pool_->Run(io_running_.size(), threads, &RunReadJob, io_running_.data());
+  if (io_pool_ != nullptr) {
+    const int threads = IoParticipants(io_running_.size());
+    io_threads_active_ = threads > 1;
+    stats_.io_threaded_reads_processed +=
+        io_pool_->Run(io_running_.size(), threads, &RunReadJob, io_running_.data());
+  } else {
+    for (size_t i = 0; i < io_running_.size(); ++i) RunReadJob(io_running_.data(), i);
+  }
+  prefetched_until_ = 0;
   DrainReadBatch();
+}
+
+void Server::PrefetchReadBatch(size_t from) {
+  // Across clients, prefetch-batch-max-size at a time: every bucket of the chunk's next keys
+  // is requested, then (by the time the last request is out, the first have arrived) each
+  // bucket's first entry; then the chunk's commands run. ProcessInput goes on to overlap the
+  // misses within each client's own pipeline.
+  const size_t max = static_cast<size_t>(config_.prefetch_batch_max_size);
+  const size_t end = max <= 1 ? io_running_.size() : std::min(io_running_.size(), from + max);
+  prefetched_until_ = end;
+  if (max <= 1 || end - from < 2) return;
+  for (size_t i = from; i < end; ++i) {
+    IoReadJob& job = io_running_[i];
+    // Commands of earlier chunks may have freed a client of this one (ids are never reused).
+    Client* c = from == 0 ? job.client : FindClient(job.id);
+    job.client = c;
+    job.key_hash = 0;
+    if (c == nullptr || c->io_parsed == 0 || c->ahead[0].size() < 2) continue;
+    job.key_hash = dbs_[static_cast<size_t>(c->db_index)]->Prefetch(c->ahead[0][1]);
+  }
+  for (size_t i = from; i < end; ++i) {
+    const IoReadJob& job = io_running_[i];
+    if (job.key_hash != 0) {
+      dbs_[static_cast<size_t>(job.client->db_index)]->PrefetchEntry(job.key_hash);
+    }
+  }
 }
 
 void Server::DrainReadBatch() {
   // The cursor is shared with nested calls: a command below may run a busy script whose
   // ServeWhileBusy drains the rest of this batch and runs a batch of its own.
   while (io_running_next_ < io_running_.size()) {
+    if (io_running_next_ >= prefetched_until_) PrefetchReadBatch(io_running_next_);
     const IoReadJob job = io_running_[io_running_next_++];
     // An earlier client's command may have closed this one (ids are never reused).
     Client* c = FindClient(job.id);

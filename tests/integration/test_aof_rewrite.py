@@ -14,7 +14,7 @@ from test_bgsave import fill, mutate_everything
 from test_rdb import dataset, populate
 
 DELAY_US = 1000  # rdb-key-save-delay: the ~450 keys below keep the walk going ~0.5 s
-FORKLESS_LOG = "Background append only file rewriting started (fork-less snapshot)"
+FORKLESS_LOG = "Background append only file rewriting started (fork-less snapshot"
 
 
 def child_pids(pid):
@@ -37,8 +37,11 @@ def in_progress(c):
     return c.info("persistence")["aof_rewrite_in_progress"] == 1
 
 
-def test_rewrite_under_writes_reloads_to_the_live_dataset(start_server):
-    s = start_aof(start_server, "--appendfsync", "everysec", "--rdb-key-save-delay", DELAY_US)
+@pytest.mark.parametrize("preamble", ["yes", "no"])
+def test_rewrite_under_writes_reloads_to_the_live_dataset(start_server, preamble):
+    # Either base format: an RDB preamble, or the dataset as commands.
+    s = start_aof(start_server, "--appendfsync", "everysec", "--rdb-key-save-delay", DELAY_US,
+                  "--aof-use-rdb-preamble", preamble)
     c = s.client(decode_responses=False)
     populate(c)
     fill(c, 400)
@@ -60,9 +63,13 @@ def test_rewrite_under_writes_reloads_to_the_live_dataset(start_server):
     log = s.log()
     assert FORKLESS_LOG in log and "rewriting started by pid" not in log
     names = sorted(os.listdir(aof_dir(s)))
-    assert names == ["appendonly.aof.2.base.rdb", "appendonly.aof.2.incr.aof",
-                     "appendonly.aof.manifest"]
-    assert b"aof-base" in (aof_dir(s) / "appendonly.aof.2.base.rdb").read_bytes()
+    base = "appendonly.aof.2.base." + ("rdb" if preamble == "yes" else "aof")
+    assert names == [base, "appendonly.aof.2.incr.aof", "appendonly.aof.manifest"]
+    head = (aof_dir(s) / base).read_bytes()[:256]
+    if preamble == "yes":
+        assert head.startswith(b"REDIS") and b"aof-base" in head
+    else:
+        assert head.startswith((b"*2\r\n$6\r\nSELECT\r\n", b"*3\r\n$8\r\nFUNCTION\r\n"))
     before, expected = digest(c), dataset(c)
     restart(s)
     c = s.client(decode_responses=False)

@@ -451,3 +451,28 @@ def test_allow_replica_migration_when_the_last_slot_goes(start_server):
     with pytest.raises(redis.ResponseError) as err:
         e.execute_command("CLUSTER", "SETSLOT", 1, "STABLE")
     assert str(err.value) == "Please use SETSLOT only with masters."
+
+
+def test_cluster_links_fields(start_server):
+    nodes = start_nodes(start_server, 3)
+    before_ms = int(time.time() * 1000)
+    create(nodes)
+    c = client(nodes[0])
+    others = {node_id(n) for n in nodes[1:]}
+    # Both directions to every other node, once the handshakes are over.
+    wait_for(lambda: len(c.execute_command("CLUSTER", "LINKS")) == 4)
+    seen = set()
+    for link in c.execute_command("CLUSTER", "LINKS"):
+        # RESP2 flattens each link's map into a list: the field order is redis 7.0's.
+        fields = dict(zip(link[::2], link[1::2]))
+        assert link[::2] == ["direction", "node", "create-time", "events",
+                             "send-buffer-allocated", "send-buffer-used"]
+        assert fields["node"] in others
+        seen.add((fields["direction"], fields["node"]))
+        assert before_ms - 1000 <= fields["create-time"] <= int(time.time() * 1000) + 1000
+        # An idle link waits for reads only and holds no queued output, as redis reports it.
+        assert fields["events"] in ("r", "rw")
+        assert 0 <= fields["send-buffer-used"] <= max(fields["send-buffer-allocated"], 0)
+    assert seen == {(d, n) for d in ("to", "from") for n in others}
+    with pytest.raises(redis.ResponseError, match="wrong number of arguments"):
+        c.execute_command("CLUSTER", "LINKS", "extra")

@@ -372,3 +372,85 @@ def test_replica_aof_starts_over_after_a_full_sync(start_server):
     replica.restart()
     r = replica.client()
     assert sorted(r.keys("*")) == ["from-primary", "streamed"]
+
+
+@pytest.mark.parametrize("load", ["disabled", "on-empty-db", "swapdb"])
+def test_repl_diskless_load_keeps_the_transfer_off_disk(start_server, load):
+    primary = start_server(*DEBUG)
+    replica = start_server(*DEBUG, "--repl-diskless-load", load)
+    p = primary.client()
+    populate(p)
+    r = replica.client()
+    # A replica with data: only swapdb loads from memory.
+    r.set("old", "1")
+    for round_, had_data in enumerate((True, False)):
+        r = attach(replica, primary)
+        assert p.wait(1, 5000) == 1
+        caught_up(p, r)
+        assert r.execute_command("DEBUG", "DIGEST") == p.execute_command("DEBUG", "DIGEST")
+        to_memory = load == "swapdb" or (load == "on-empty-db" and not had_data)
+        log = replica.log()
+        assert log.count("from master with EOF to memory") == (
+            (1 if to_memory else 0) + (1 if round_ == 1 and load == "swapdb" else 0))
+        # In memory: the transfer never became the replica's dump file.
+        assert (replica.dir / "dump.rdb").exists() == (not to_memory)
+        # Detached and emptied, the next sync starts from an empty dataset.
+        assert r.replicaof("no", "one") in (True, "OK")
+        r.flushall()
+        if (replica.dir / "dump.rdb").exists():
+            (replica.dir / "dump.rdb").unlink()
+
+
+def serve_bad_full_sync(listener, stop):
+    """A fake primary: answers the replica's handshake, then sends a corrupt RDB."""
+    listener.settimeout(0.2)
+    while not stop.is_set():
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            continue
+        with conn:
+            conn.settimeout(5)
+            data = b""
+            try:
+                while b"PSYNC" not in data.upper():
+                    chunk = conn.recv(4096)
+                    if not chunk:
+                        break
+                    # One reply per command so far: +PONG for PING, +OK for the rest.
+                    for line in chunk.split(b"\r\n"):
+                        if line.upper() == b"PING":
+                            conn.sendall(b"+PONG\r\n")
+                        elif line.upper() in (b"REPLCONF", b"AUTH"):
+                            conn.sendall(b"+OK\r\n")
+                    data += chunk
+                if b"PSYNC" in data.upper():
+                    bad = b"REDIS0011" + b"\xfe\x00\xfb\x01\x00" + b"\x00\x01k\xff"
+                    conn.sendall(b"+FULLRESYNC " + b"a" * 40 + b" 0\r\n$%d\r\n" % len(bad) + bad)
+                    time.sleep(0.5)
+            except OSError:
+                pass
+
+
+@pytest.mark.parametrize("load", ["disabled", "swapdb"])
+def test_failed_full_sync_load_keeps_the_old_data_only_with_swapdb(start_server, load):
+    import socket
+    import threading
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    stop = threading.Event()
+    fake = threading.Thread(target=serve_bad_full_sync, args=(listener, stop), daemon=True)
+    fake.start()
+    try:
+        replica = start_server(*DEBUG, "--repl-diskless-load", load)
+        r = replica.client()
+        r.set("old", "1")
+        r.replicaof("127.0.0.1", listener.getsockname()[1])
+        wait_for(lambda: "Failed trying to load the MASTER synchronization DB" in replica.log())
+        assert r.replicaof("no", "one") in (True, "OK")
+        assert r.get("old") == ("1" if load == "swapdb" else None)
+    finally:
+        stop.set()
+        fake.join()
+        listener.close()

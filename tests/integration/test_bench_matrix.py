@@ -1,0 +1,34 @@
+"""bench/matrix: every point of the matrix gets a table row for SET and GET from both
+servers, and the SVG charts hold one line per server and test."""
+import os
+import subprocess
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import REPO_ROOT, SERVER_BINARY
+
+REDIS_SERVER = "/usr/bin/redis-server"
+
+
+@pytest.mark.skipif(not os.path.exists(REDIS_SERVER), reason="no redis-server")
+def test_matrix_table_and_charts(tmp_path):
+    out = subprocess.run(
+        [str(REPO_ROOT / "bench" / "matrix"), "--vireo", SERVER_BINARY, "--pipelines", "1,4",
+         "--clients", "5,10", "--sizes", "3", "--io-threads", "1", "--rounds", "1",
+         "-n", "2000", "--server-cpu", "", "--output", str(tmp_path / "m.md"),
+         "--charts", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = [line for line in (tmp_path / "m.md").read_text().splitlines()
+            if line.startswith("| 1 | 3 |")]
+    # 2 pipeline depths x 2 client counts x SET/GET, each with both servers' figures.
+    assert len(rows) == 8
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert float(cells[5].replace(",", "")) > 0 and float(cells[6].replace(",", "")) > 0
+    for name in ("rps-vs-pipeline", "p99-vs-pipeline", "rps-vs-clients", "p99-vs-clients"):
+        svg = ET.parse(tmp_path / f"matrix-{name}.svg").getroot()
+        lines = svg.findall("{http://www.w3.org/2000/svg}polyline")
+        assert len(lines) == 4  # vireo/redis x SET/GET
+        assert all(len(p.get("points").split()) == 2 for p in lines)
+        assert f"matrix-{name}.svg" in (tmp_path / "m.md").read_text()

@@ -1,0 +1,77 @@
+"""Reads in batches: after each poll every readable client is read, the keys of the next
+commands of up to prefetch-batch-max-size clients are prefetched together, then their
+commands run. Results must not depend on the batch size, and a client freed by an earlier
+command of the same batch (CLIENT KILL) must be skipped safely."""
+import socket
+import threading
+
+import pytest
+import redis
+
+
+def test_prefetch_batch_max_size_config(server):
+    c = server.client()
+    # Valkey 8.1's default and range.
+    assert c.config_get("prefetch-batch-max-size") == {"prefetch-batch-max-size": "16"}
+    for bad in ("-1", "129", "x"):
+        with pytest.raises(redis.ResponseError):
+            c.config_set("prefetch-batch-max-size", bad)
+    assert c.config_set("prefetch-batch-max-size", 0)
+
+
+@pytest.mark.parametrize("size", ["0", "2", "16"])
+def test_many_clients_same_results_whatever_the_batch(start_server, size):
+    s = start_server("--prefetch-batch-max-size", size)
+    clients = 24
+    per_client = 300
+
+    def work(i):
+        r = s.client()
+        p = r.pipeline(transaction=False)
+        for j in range(per_client):
+            p.incr(f"counter:{j % 17}")
+            p.set(f"k:{i}:{j}", j)
+            p.get(f"k:{i}:{j}")
+        out = p.execute()
+        assert out[2::3] == [str(j) for j in range(per_client)]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    c = s.client()
+    assert sum(int(c.get(f"counter:{k}")) for k in range(17)) == clients * per_client
+    assert c.dbsize() == 17 + clients * per_client
+
+
+def test_client_killed_by_an_earlier_command_of_the_batch(start_server):
+    s = start_server("--prefetch-batch-max-size", "2")
+    c = s.client()
+    victims = []
+    for _ in range(8):
+        v = socket.create_connection(("127.0.0.1", s.port))
+        v.sendall(b"CLIENT ID\r\n")
+        victims.append((v, int(v.recv(64)[1:].strip())))
+    killer = socket.create_connection(("127.0.0.1", s.port))
+    kill = b"".join(b"*4\r\n$6\r\nCLIENT\r\n$4\r\nKILL\r\n$2\r\nID\r\n$%d\r\n%d\r\n"
+                    % (len(str(i)), i) for _, i in victims)
+    # The victims' commands and the killer's arrive together, many times over.
+    for _ in range(20):
+        for v, _ in victims:
+            try:
+                v.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nx\r\n$1\r\n1\r\n")
+            except OSError:
+                pass
+        killer.sendall(b"PING\r\n")
+    killer.sendall(kill)
+    data = b""
+    while data.count(b"\r\n") < 20 + len(victims):
+        chunk = killer.recv(65536)
+        assert chunk
+        data += chunk
+    assert data.count(b"+PONG") == 20 and data.count(b":1\r\n") == len(victims)
+    assert c.ping() and c.info("clients")["connected_clients"] == 2
+    for v, _ in victims:
+        v.close()
+    killer.close()
