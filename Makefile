@@ -3,14 +3,24 @@ BUILD_DIR ?= build
 ASAN_DIR  ?= build-asan
 TSAN_DIR  ?= build-tsan
 FUZZ_DIR  ?= build-fuzz
+# Cross builds run under qemu-user (scripts/arm-check.sh): aarch64 in `make test`, armhf apart.
+ARM_DIR   ?= build-aarch64
+ARMHF_DIR ?= build-armhf
 # libFuzzer seconds per target: `make fuzz`, and the bounded run at the end of `make test`
 # (0 there only replays the committed corpora).
 FUZZ_SECONDS      ?= 300
 FUZZ_TEST_SECONDS ?= 20
 JOBS      ?= 2
 PORT      ?= 6379
+# make install: PREFIX=/usr puts the config in /etc/vireo, any other prefix in $(PREFIX)/etc/vireo.
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+# `make ALLOCATOR=libc` (or jemalloc): empty keeps the build dir's choice, whose default is
+# jemalloc on x86-64 and libc on ARM.
+ALLOCATOR ?=
+ALLOCATOR_ARG = $(if $(ALLOCATOR),-DVIREO_ALLOCATOR=$(ALLOCATOR))
 
-.PHONY: all build run test asan asan-test tsan tsan-test fuzz bench deps clean
+.PHONY: all build run test test-armhf asan asan-test tsan tsan-test fuzz bench deps clean install
 
 all: build
 
@@ -20,7 +30,8 @@ deps:
 # Configure once (CMake re-runs itself when CMakeLists.txt changes), then build.
 build:
 	@test -f $(BUILD_DIR)/build.ninja || \
-	  cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	  cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release $(ALLOCATOR_ARG)
+	$(if $(ALLOCATOR),cmake -S . -B $(BUILD_DIR) $(ALLOCATOR_ARG) >/dev/null)
 	ninja -C $(BUILD_DIR) -j$(JOBS)
 
 run: deps build
@@ -30,6 +41,11 @@ test: deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 	FUZZ_DIR=$(FUZZ_DIR) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_SEED=1 JOBS=$(JOBS) \
 	  bash scripts/fuzz.sh
+	ARM_DIR=$(ARM_DIR) JOBS=$(JOBS) bash scripts/arm-check.sh arm64
+
+# 32-bit ARM (armhf): the same cross build, unit tests and smoke test, outside `make test`.
+test-armhf: deps
+	ARM_DIR=$(ARMHF_DIR) JOBS=$(JOBS) bash scripts/arm-check.sh armhf
 
 asan:
 	@test -f $(ASAN_DIR)/build.ninja || \
@@ -56,5 +72,10 @@ fuzz: deps
 bench: deps build
 	bench/compare
 
+# The binaries to $(PREFIX)/bin, vireo.conf (never over an existing one) and the systemd unit
+# to $(PREFIX)/lib/systemd/system; DESTDIR stages the tree for packaging (deploy/install.cmake).
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD_DIR) --prefix "$(PREFIX)"
+
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR) $(ARM_DIR) $(ARMHF_DIR)

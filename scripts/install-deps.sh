@@ -9,10 +9,12 @@ PACKAGES=(
   libgtest-dev libxxhash-dev libjemalloc-dev liblzf-dev libssl-dev liblua5.1-0-dev libedit-dev
   lua-cjson-dev lua-bitop-dev  # cjson and bit for scripts
   python3 python3-pytest python3-redis
+  python3-yaml               # tests/integration/test_install.py reads deploy/compose/*.yaml
   redis-server redis-tools   # reference peers for tests/compat and bench/compare
   valgrind                   # bench/compare --callgrind
   clang-14 libclang-rt-14-dev  # libFuzzer targets (make fuzz, scripts/fuzz.sh)
   procps iproute2 util-linux # ps/pkill, ss, taskset
+  openssl                    # tests/integration/test_tls.py makes its certificates
 )
 
 if [[ $(id -u) -eq 0 ]]; then

@@ -63,7 +63,7 @@ bool Cluster::Init(std::string* error) {
     LogNotice("No cluster configuration found, I'm %.40s", myself_->id.c_str());
   }
   int64_t cport = ConfigValueInt(c, "cluster-port", 0);
-  bus_listen_port_ = static_cast<int>(cport != 0 ? cport : server_.tcp_port() + 10000);
+  bus_listen_port_ = static_cast<int>(cport != 0 ? cport : ClientPort() + 10000);
   RefreshMyAddress();
   if (!ListenBus(error)) return false;
   UpdateState();
@@ -188,14 +188,33 @@ void Cluster::SetMyMaster(ClusterNode* master) {
   PingAll();  // the new role is news for everyone
 }
 
+int Cluster::ClientPort() const {
+  // tls-cluster: clients (and replicas, over tls-replication) are sent to the TLS port.
+  const Config& c = server_.config();
+  if (ConfigValue(c, "tls-cluster") == "yes") {
+    return static_cast<int>(ConfigValueInt(c, "tls-port", 0));
+  }
+  return server_.tcp_port();
+}
+
+int Cluster::PortFor(const ClusterNode& n, const Client* c) const {
+  if (n.pport == 0 || c == nullptr || c->conn.tls() != nullptr) return n.port;
+  return n.pport;
+}
+
 void Cluster::RefreshMyAddress() {
   const Config& c = server_.config();
-  const int64_t port = ConfigValueInt(c, "cluster-announce-port", 0);
+  const bool tls = ConfigValue(c, "tls-cluster") == "yes";
+  const int64_t port =
+      ConfigValueInt(c, tls ? "cluster-announce-tls-port" : "cluster-announce-port", 0);
   const int64_t cport = ConfigValueInt(c, "cluster-announce-bus-port", 0);
-  const int my_port = static_cast<int>(port != 0 ? port : server_.tcp_port());
+  const int my_port = static_cast<int>(port != 0 ? port : ClientPort());
   const int my_cport = static_cast<int>(cport != 0 ? cport : bus_listen_port_);
   const std::string ip = ConfigValue(c, "cluster-announce-ip");
-  bool changed = my_port != myself_->port || my_cport != myself_->cport;
+  const int my_pport = tls ? server_.tcp_port() : 0;
+  bool changed = my_port != myself_->port || my_cport != myself_->cport ||
+                 my_pport != myself_->pport;
+  myself_->pport = my_pport;
   myself_->port = my_port;
   myself_->cport = my_cport;
   // Without an announced IP the node keeps the address its peers reached it on.
@@ -355,7 +374,7 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
   if (owner == nullptr) return "CLUSTERDOWN Hash slot not served";
   auto moved = [&](const char* kind, ClusterNode* to) {
     return std::string(kind) + " " + std::to_string(slot) + " " + to->ip + ":" +
-           std::to_string(to->port);
+           std::to_string(PortFor(*to, c));
   };
   Db* db = server_.db(0);
   if (owner == myself_) {

@@ -31,6 +31,7 @@ struct Client;
 struct CommandSpec;
 class ClusterLink;
 class ReplyBuilder;
+class TlsContext;
 
 class Cluster {
  public:
@@ -88,6 +89,13 @@ class Cluster {
   bool ListenBus(std::string* error);
   static void OnBusAccept(void* obj, uint32_t events);
   void Connect(ClusterNode* node);
+  // tls-cluster yes: the contexts bus links are made with; nullptr for plain links.
+  TlsContext* BusTls() const;
+  // The port nodes announce to clients: tls-port with tls-cluster yes, else port.
+  int ClientPort() const;
+  // The port of n a client should use: under tls-cluster, plaintext clients are given the
+  // node's plaintext port (as Valkey's pport), TLS clients its TLS port.
+  int PortFor(const ClusterNode& n, const Client* c) const;
   void SendPing(ClusterLink* link, const char* type);
   void BroadcastFail(ClusterNode* node);
   void SendToMasters(const std::vector<std::string_view>& fields);
@@ -114,8 +122,9 @@ class Cluster {
 
   // Commands (cluster_commands_impl in cluster_admin.cc).
   void ReplyNodes(ReplyBuilder& r) const;
-  void ReplySlots(ReplyBuilder& r) const;
-  void ReplyShards(ReplyBuilder& r) const;
+  // c: the asking client, whose transport picks the port shown (PortFor).
+  void ReplySlots(const Client* c, ReplyBuilder& r) const;
+  void ReplyShards(const Client* c, ReplyBuilder& r) const;
 
   Server& server_;
   std::map<std::string, std::unique_ptr<ClusterNode>> nodes_;

@@ -29,7 +29,7 @@ std::string Endpoint(const ClusterNode& n) { return n.ip.empty() ? "?" : n.ip; }
 
 void Cluster::ReplyNodes(ReplyBuilder& r) const { r.Verbatim("txt", NodesText(false)); }
 
-void Cluster::ReplySlots(ReplyBuilder& r) const {
+void Cluster::ReplySlots(const Client* c, ReplyBuilder& r) const {
   struct Range {
     int first, last;
     const ClusterNode* owner;
@@ -47,7 +47,7 @@ void Cluster::ReplySlots(ReplyBuilder& r) const {
   auto node_entry = [&](const ClusterNode& n) {
     r.Array(4);
     r.Bulk(Endpoint(n));
-    r.Integer(n.port);
+    r.Integer(PortFor(n, c));
     r.Bulk(n.id);
     r.Map(0);
   };
@@ -67,7 +67,7 @@ void Cluster::ReplySlots(ReplyBuilder& r) const {
   }
 }
 
-void Cluster::ReplyShards(ReplyBuilder& r) const {
+void Cluster::ReplyShards(const Client* c, ReplyBuilder& r) const {
   std::vector<const ClusterNode*> masters;
   for (const auto& [id, n] : nodes_) {
     if (n->is_master()) masters.push_back(n.get());
@@ -101,7 +101,7 @@ void Cluster::ReplyShards(ReplyBuilder& r) const {
       r.Bulk("id");
       r.Bulk(n->id);
       r.Bulk("port");
-      r.Integer(n->port);
+      r.Integer(PortFor(*n, c));
       r.Bulk("ip");
       r.Bulk(Endpoint(*n));
       r.Bulk("endpoint");
@@ -133,9 +133,9 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
   } else if (sub == "myshardid") {
     r.Bulk(myself_->is_replica() ? myself_->master_id : myself_->id);
   } else if (sub == "slots") {
-    ReplySlots(r);
+    ReplySlots(c, r);
   } else if (sub == "shards") {
-    ReplyShards(r);
+    ReplyShards(c, r);
   } else if (sub == "keyslot") {
     r.Integer(KeyHashSlot(args[2]));
   } else if (sub == "countkeysinslot") {

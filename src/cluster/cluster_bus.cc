@@ -13,6 +13,8 @@
 #include "common/log.h"
 #include "common/numbers.h"
 #include "net/socket.h"
+#include "net/tls_connection.h"
+#include "net/tls_context.h"
 #include "protocol/command_encoder.h"
 #include "replication/replication.h"
 #include "server/server.h"
@@ -20,7 +22,7 @@
 namespace vireo {
 namespace {
 
-constexpr size_t kHeaderFields = 12;
+constexpr size_t kHeaderFields = 13;
 constexpr size_t kGossipFields = 7;
 
 int64_t Num(std::string_view s) {
@@ -55,13 +57,15 @@ bool BitmapHas(std::string_view bitmap, size_t slot) {
 // --- ClusterLink ---------------------------------------------------------------------------
 
 ClusterLink::ClusterLink(Cluster* cluster, EventLoop* loop, int fd, ClusterNode* node,
-                         bool connecting)
+                         bool connecting, TlsSession* tls)
     : cluster_(cluster),
       loop_(loop),
       fd_(fd),
       node_(node),
       inbound_(node == nullptr),
       connecting_(connecting),
+      tls_(tls),
+      tls_handshaking_(tls != nullptr),
       created_ms_(NowMs()) {
   watcher_ = {&ClusterLink::OnEvent, this};
   watching_write_ = connecting;
@@ -69,6 +73,7 @@ ClusterLink::ClusterLink(Cluster* cluster, EventLoop* loop, int fd, ClusterNode*
 }
 
 ClusterLink::~ClusterLink() {
+  delete tls_;
   if (fd_ >= 0) {
     loop_->Unwatch(fd_);
     close(fd_);
@@ -87,12 +92,17 @@ void ClusterLink::OnEvent(void* obj, uint32_t events) {
 void ClusterLink::Send(const std::vector<std::string_view>& fields) {
   if (fd_ < 0) return;
   AppendRespCommand(&out_, fields);
-  if (!connecting_) Flush();
+  if (connected()) Flush();
+}
+
+ssize_t ClusterLink::Recv(char* buf, size_t n) {
+  return tls_ == nullptr ? read(fd_, buf, n) : tls_->Recv(buf, n);
 }
 
 void ClusterLink::Flush() {
   while (!out_.empty()) {
-    ssize_t n = send(fd_, out_.data(), out_.size(), MSG_NOSIGNAL);
+    ssize_t n = tls_ == nullptr ? send(fd_, out_.data(), out_.size(), MSG_NOSIGNAL)
+                                : tls_->Send(out_.data(), out_.size());
     if (n > 0) {
       out_.erase(0, static_cast<size_t>(n));
       continue;
@@ -114,6 +124,8 @@ void ClusterLink::Flush() {
 void ClusterLink::Close() {
   if (fd_ < 0) return;
   loop_->Unwatch(fd_);
+  delete tls_;  // no close_notify either: see below
+  tls_ = nullptr;
   // What is still queued is stale once a link is given up: a reset drops it. A plain close
   // would let the kernel deliver it after a partition heals, where an old role claim (a
   // replica's, sent before its promotion) could arrive after newer messages on a fresh link.
@@ -122,6 +134,33 @@ void ClusterLink::Close() {
   close(fd_);
   fd_ = -1;
   cluster_->LinkClosed(this);
+}
+
+void ClusterLink::Established() {
+  watching_write_ = !out_.empty();
+  loop_->Watch(fd_, EventLoop::kReadable | (watching_write_ ? EventLoop::kWritable : 0),
+               &watcher_);
+  if (node_ != nullptr) {
+    cluster_->SendPing(this, (node_->flags & kNodeMeet) ? "MEET" : "PING");
+  }
+  Flush();
+}
+
+bool ClusterLink::TlsHandshakeStep() {
+  const TlsSession::Status s = tls_->Handshake();
+  if (s == TlsSession::Status::kOk) {
+    tls_handshaking_ = false;
+    return true;
+  }
+  if (s == TlsSession::Status::kWantRead || s == TlsSession::Status::kWantWrite) {
+    watching_write_ = s == TlsSession::Status::kWantWrite;
+    loop_->Watch(fd_, watching_write_ ? EventLoop::kWritable : EventLoop::kReadable, &watcher_);
+    return false;
+  }
+  LogVerbose("Cluster bus TLS handshake failed: %s",
+             s == TlsSession::Status::kClosed ? "connection closed" : tls_->error().c_str());
+  Close();
+  return false;
 }
 
 void ClusterLink::HandleEvent(uint32_t events) {
@@ -134,14 +173,15 @@ void ClusterLink::HandleEvent(uint32_t events) {
       return;
     }
     connecting_ = false;
-    watching_write_ = !out_.empty();
-    loop_->Watch(fd_, EventLoop::kReadable | (watching_write_ ? EventLoop::kWritable : 0),
-                 &watcher_);
-    if (node_ != nullptr) {
-      cluster_->SendPing(this, (node_->flags & kNodeMeet) ? "MEET" : "PING");
+    if (tls_ == nullptr) {
+      Established();
+      return;
     }
-    Flush();
-    return;
+  }
+  if (tls_handshaking_) {
+    if (!TlsHandshakeStep()) return;
+    Established();
+    if (fd_ < 0) return;
   }
   if (events & EventLoop::kWritable) {
     Flush();
@@ -150,10 +190,11 @@ void ClusterLink::HandleEvent(uint32_t events) {
   if (!(events & EventLoop::kReadable)) return;
   char buf[16384];
   for (;;) {
-    ssize_t n = read(fd_, buf, sizeof(buf));
+    ssize_t n = Recv(buf, sizeof(buf));
     if (n > 0) {
       in_.append(buf, static_cast<size_t>(n));
-      if (n < static_cast<ssize_t>(sizeof(buf))) break;
+      // TLS reads end at a record: only EAGAIN says the socket is drained.
+      if (n < static_cast<ssize_t>(sizeof(buf)) && tls_ == nullptr) break;
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -184,6 +225,11 @@ void ClusterLink::HandleEvent(uint32_t events) {
 
 // --- Cluster: links ------------------------------------------------------------------------
 
+TlsContext* Cluster::BusTls() const {
+  if (ConfigValue(server_.config(), "tls-cluster") != "yes") return nullptr;
+  return server_.tls();
+}
+
 bool Cluster::ListenBus(std::string* error) {
   const Config& c = server_.config();
   std::string addr = c.bind.empty() ? "*" : c.bind[0];
@@ -204,8 +250,17 @@ void Cluster::OnBusAccept(void* obj, uint32_t) {
     int fd = AcceptConnection(self->bus_fd_);
     if (fd < 0) return;
     SetNoDelay(fd);
+    // tls-cluster: every peer must show a certificate the CAs vouch for.
+    TlsSession* tls = nullptr;
+    if (self->BusTls() != nullptr) {
+      tls = TlsSession::Accept(self->BusTls()->server_ctx(), fd, TlsClientAuth::kYes);
+      if (tls == nullptr) {
+        close(fd);
+        continue;
+      }
+    }
     self->links_.push_back(
-        std::make_unique<ClusterLink>(self, &self->server_.loop(), fd, nullptr, false));
+        std::make_unique<ClusterLink>(self, &self->server_.loop(), fd, nullptr, false, tls));
   }
 }
 
@@ -217,7 +272,15 @@ void Cluster::Connect(ClusterNode* node) {
   std::string err;
   int fd = ConnectTcp(node->ip, node->cport, &err);
   if (fd < 0) return;  // the next cron tries again
-  links_.push_back(std::make_unique<ClusterLink>(this, &server_.loop(), fd, node, true));
+  TlsSession* tls = nullptr;
+  if (BusTls() != nullptr) {
+    tls = TlsSession::Connect(BusTls()->client_ctx(), fd);
+    if (tls == nullptr) {
+      close(fd);
+      return;
+    }
+  }
+  links_.push_back(std::make_unique<ClusterLink>(this, &server_.loop(), fd, node, true, tls));
   node->link = links_.back().get();
 }
 
@@ -241,9 +304,10 @@ void Cluster::SendPing(ClusterLink* link, const char* type) {
   // serves as a primary only.
   const std::string bitmap = SlotBitmap(myself_->slots);
   const std::string mflags = manual_failover_ ? "1" : "0";
+  const std::string pport = std::to_string(myself_->pport);
   std::vector<std::string_view> f = {type, id, myself_->ip, port, cport, flags,
                                      myself_->master_id, config_epoch, current_epoch, offset,
-                                     bitmap, mflags};
+                                     bitmap, mflags, pport};
   // Gossip about other nodes: all of them in small clusters, failing ones always.
   std::vector<std::string> gossip;
   ClusterNode* peer = link->node();
@@ -415,6 +479,7 @@ void Cluster::HandlePing(ClusterLink* link, const std::vector<std::string_view>&
     sender->ip = hdr_ip;
     MarkConfigChanged();
   }
+  sender->pport = static_cast<int>(Num(msg[12]));
   if (hdr_port != sender->port || hdr_cport != sender->cport) {
     sender->port = hdr_port;
     sender->cport = hdr_cport;

@@ -16,12 +16,15 @@
 namespace vireo {
 
 class Cluster;
+class TlsSession;
 struct ClusterNode;
 
 class ClusterLink {
  public:
   // Takes fd (non-blocking). node: the peer of an outbound link, nullptr for inbound ones.
-  ClusterLink(Cluster* cluster, EventLoop* loop, int fd, ClusterNode* node, bool connecting);
+  // tls (tls-cluster; owned): the socket's session, whose handshake runs before any message.
+  ClusterLink(Cluster* cluster, EventLoop* loop, int fd, ClusterNode* node, bool connecting,
+              TlsSession* tls = nullptr);
   ~ClusterLink();
   ClusterLink(const ClusterLink&) = delete;
   ClusterLink& operator=(const ClusterLink&) = delete;
@@ -29,7 +32,7 @@ class ClusterLink {
   ClusterNode* node() const { return node_; }
   void DetachNode() { node_ = nullptr; }
   void AttachNode(ClusterNode* node) { node_ = node; }
-  bool connected() const { return fd_ >= 0 && !connecting_; }
+  bool connected() const { return fd_ >= 0 && !connecting_ && !tls_handshaking_; }
   bool inbound() const { return inbound_; }
   int fd() const { return fd_; }
   // For CLUSTER LINKS: when the link was made, what it waits for, and its queued output.
@@ -46,6 +49,11 @@ class ClusterLink {
   static void OnEvent(void* obj, uint32_t events);
   void HandleEvent(uint32_t events);
   void Flush();
+  // The connection is up (TCP, then TLS): an outbound link says hello.
+  void Established();
+  // tls-cluster: one handshake step; true once it is done (false: waiting, or closed).
+  bool TlsHandshakeStep();
+  ssize_t Recv(char* buf, size_t n);
 
   Cluster* cluster_;
   EventLoop* loop_;
@@ -54,6 +62,8 @@ class ClusterLink {
   bool inbound_;
   bool connecting_;
   bool watching_write_ = false;
+  TlsSession* tls_;
+  bool tls_handshaking_;
   int64_t created_ms_;
   IoWatcher watcher_;
   std::string in_;

@@ -32,6 +32,8 @@ struct ClusterNode {
   std::string ip;
   int port = 0;
   int cport = 0;
+  // tls-cluster: the plaintext client port (port is then the TLS one); 0 when unknown.
+  int pport = 0;
   uint32_t flags = 0;
   std::string master_id;  // for a replica: its primary's ID ("" when unknown)
   uint64_t config_epoch = 0;

@@ -290,7 +290,7 @@ void CmdAclDryRun(CommandContext& ctx) {
 
 // ACL HELP
 void CmdAclHelp(CommandContext& ctx) {
-  ReplyHelp(ctx.reply, "acl",
+  ReplyHelp(ctx.reply, ctx.arg(0),
             {"CAT [<category>]",
              "    List all commands that belong to <category>, or all command categories",
              "    when no category is specified.",

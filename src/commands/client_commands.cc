@@ -577,7 +577,7 @@ void CmdClientUnblock(CommandContext& ctx) {
 
 // CLIENT HELP
 void CmdClientHelp(CommandContext& ctx) {
-  ReplyHelp(ctx.reply, "client",
+  ReplyHelp(ctx.reply, ctx.arg(0),
             {"CACHING (YES|NO)",
              "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
              "GETNAME", "    Return the name of the current connection.",

@@ -254,7 +254,7 @@ void CmdCommandGetKeysAndFlags(CommandContext& ctx) {
 
 // COMMAND HELP
 void CmdCommandHelp(CommandContext& ctx) {
-  ReplyHelp(ctx.reply, "command",
+  ReplyHelp(ctx.reply, ctx.arg(0),
             {"(no subcommand)", "    Return details about all Redis commands.", "COUNT",
              "    Return the total number of commands in this Redis server.", "LIST",
              "    Return a list of all commands in this Redis server.",

@@ -112,6 +112,18 @@ void CmdConfigSet(CommandContext& ctx) {
     }
     if (ConfigCanonicalName(names[i]) == "dir") dir_name = &names[i];
   }
+  // TLS certificates and keys are loaded (and tls-port opened) before anything is applied:
+  // a bad file leaves everything as it was.
+  for (const std::string& name : names) {
+    const std::string canonical = ConfigCanonicalName(name);
+    if (canonical.rfind("tls-", 0) != 0) continue;
+    std::string err = ctx.server.ReconfigureTls(candidate, canonical);
+    if (!err.empty()) {
+      ctx.reply.Error(SetFailed(name, err));
+      return;
+    }
+    break;
+  }
   // The only change that can fail once validated, so it goes last.
   if (dir_name != nullptr) {
     std::string err = ChangeDirectory(&candidate);
@@ -154,7 +166,7 @@ void CmdConfigRewrite(CommandContext& ctx) {
 
 // CONFIG HELP
 void CmdConfigHelp(CommandContext& ctx) {
-  ReplyHelp(ctx.reply, "config",
+  ReplyHelp(ctx.reply, ctx.arg(0),
             {"GET <pattern>",
              "    Return parameters matching the glob-like <pattern> and their values.",
              "SET <directive> <value>", "    Set the configuration <directive> to <value>.",

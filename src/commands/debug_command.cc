@@ -252,7 +252,7 @@ void DebugLoadAof(CommandContext& ctx) {
 }
 
 void DebugHelp(CommandContext& ctx) {
-  ReplyHelp(ctx.reply, "debug",
+  ReplyHelp(ctx.reply, ctx.arg(0),
             {"DIGEST", "    Output a hex signature representing the current DB content.",
              "DIGEST-VALUE <key> [<key> ...]",
              "    Output a hex signature of the values of all the specified keys.",

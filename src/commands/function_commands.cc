@@ -169,7 +169,7 @@ void CmdFunctionKill(CommandContext& ctx) { ctx.server.scripts().Kill(ctx, false
 // FUNCTION HELP
 void CmdFunctionHelp(CommandContext& ctx) {
   ReplyHelp(
-      ctx.reply, "function",
+      ctx.reply, ctx.arg(0),
       {"LOAD [REPLACE] <FUNCTION CODE>",
        "    Create a new library with the given library name and code.",
        "DELETE <LIBRARY NAME>",

@@ -444,14 +444,14 @@ constexpr Section kSections[] = {
 };
 constexpr size_t kSectionCount = sizeof(kSections) / sizeof(kSections[0]);
 
-// INFO [section [section ...]]
-void CmdInfo(CommandContext& ctx) {
+}  // namespace
+
+std::string InfoText(Server& server, const std::vector<std::string_view>& sections) {
   bool wanted[kSectionCount] = {};
-  if (ctx.argc() == 1) {
+  if (sections.empty()) {
     for (size_t i = 0; i < kSectionCount; ++i) wanted[i] = kSections[i].in_default;
   }
-  for (size_t a = 1; a < ctx.argc(); ++a) {
-    std::string_view name = ctx.arg(a);
+  for (std::string_view name : sections) {
     bool all = EqualsIgnoreCase(name, "all") || EqualsIgnoreCase(name, "everything");
     bool def = EqualsIgnoreCase(name, "default");
     // Unknown section names are ignored, as in Valkey.
@@ -468,9 +468,17 @@ void CmdInfo(CommandContext& ctx) {
     text += "# ";
     text += kSections[i].title;
     text += "\r\n";
-    kSections[i].render(ctx.server, &text);
+    kSections[i].render(server, &text);
   }
-  ctx.reply.Verbatim("txt", text);
+  return text;
+}
+
+namespace {
+
+// INFO [section [section ...]]
+void CmdInfo(CommandContext& ctx) {
+  std::vector<std::string_view> sections(ctx.args.begin() + 1, ctx.args.end());
+  ctx.reply.Verbatim("txt", InfoText(ctx.server, sections));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "commands/scan_options.h"
+#include "commands/server_family.h"
 #include "commands/registry.h"
 #include "common/clock.h"
 #include "common/glob.h"
@@ -262,25 +263,17 @@ void CmdObjectFreq(CommandContext& ctx) {
 
 // OBJECT HELP
 void CmdObjectHelp(CommandContext& ctx) {
-  static constexpr std::string_view kLines[] = {
-      "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "ENCODING <key>",
-      "    Return the kind of internal representation used in order to store the value",
-      "    associated with a <key>.",
-      "FREQ <key>",
-      "    Return the access frequency index of the <key>. The returned integer is",
-      "    proportional to the logarithm of the recent access frequency of the key.",
-      "IDLETIME <key>",
-      "    Return the idle time of the <key>, that is the approximated number of",
-      "    seconds elapsed since the last access to the key.",
-      "REFCOUNT <key>",
-      "    Return the number of references of the value associated with the specified",
-      "    <key>.",
-      "HELP",
-      "    Prints this help.",
-  };
-  ctx.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) ctx.reply.Simple(line);
+  ReplyHelp(ctx.reply, ctx.arg(0),
+            {"ENCODING <key>",
+             "    Return the kind of internal representation used in order to store the value",
+             "    associated with a <key>.", "FREQ <key>",
+             "    Return the access frequency index of the <key>. The returned integer is",
+             "    proportional to the logarithm of the recent access frequency of the key.",
+             "IDLETIME <key>",
+             "    Return the idle time of the <key>, that is the approximated number of",
+             "    seconds elapsed since the last access to the key.", "REFCOUNT <key>",
+             "    Return the number of references of the value associated with the specified",
+             "    <key>."});
 }
 
 // RANDOMKEY

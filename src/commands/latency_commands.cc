@@ -370,7 +370,7 @@ void CmdLatencyHistogram(CommandContext& ctx) {
 
 // LATENCY HELP
 void CmdLatencyHelp(CommandContext& ctx) {
-  ReplyHelp(ctx.reply, "latency",
+  ReplyHelp(ctx.reply, ctx.arg(0),
             {"DOCTOR", "    Return a human readable latency analysis report.", "GRAPH <event>",
              "    Return an ASCII latency graph for the <event> class.", "HISTORY <event>",
              "    Return time-latency samples for the <event> class.", "LATEST",

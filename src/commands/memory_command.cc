@@ -126,7 +126,7 @@ void CmdMemoryPurge(CommandContext& ctx) {
 void CmdMemoryMallocStats(CommandContext& ctx) { ctx.reply.Verbatim("txt", AllocatorStats()); }
 
 void CmdMemoryHelp(CommandContext& ctx) {
-  ReplyHelp(ctx.reply, "memory",
+  ReplyHelp(ctx.reply, ctx.arg(0),
             {"DOCTOR", "    Return memory problems reports.", "MALLOC-STATS",
              "    Return internal statistics report from the memory allocator.", "PURGE",
              "    Attempt to purge dirty pages for reclamation by the allocator.", "STATS",

@@ -6,6 +6,7 @@
 #include "cluster/cluster.h"
 #include "commands/context.h"
 #include "commands/registry.h"
+#include "commands/server_family.h"
 #include "common/glob.h"
 #include "server/server.h"
 
@@ -161,24 +162,16 @@ void CmdPubSubNumPat(CommandContext& ctx) {
 
 // PUBSUB HELP
 void CmdPubSubHelp(CommandContext& ctx) {
-  static constexpr std::string_view kLines[] = {
-      "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "CHANNELS [<pattern>]",
-      "    Return the currently active channels matching a <pattern> (default: '*').",
-      "NUMPAT",
-      "    Return number of subscriptions to patterns.",
-      "NUMSUB [<channel> ...]",
-      "    Return the number of subscribers for the specified channels, excluding",
-      "    pattern subscriptions(default: no channels).",
-      "SHARDCHANNELS [<pattern>]",
-      "    Return the currently active shard level channels matching a <pattern> (default: '*').",
-      "SHARDNUMSUB [<shardchannel> ...]",
-      "    Return the number of subscribers for the specified shard level channel(s)",
-      "HELP",
-      "    Prints this help.",
-  };
-  ctx.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) ctx.reply.Simple(line);
+  ReplyHelp(
+      ctx.reply, ctx.arg(0),
+      {"CHANNELS [<pattern>]",
+       "    Return the currently active channels matching a <pattern> (default: '*').", "NUMPAT",
+       "    Return number of subscriptions to patterns.", "NUMSUB [<channel> ...]",
+       "    Return the number of subscribers for the specified channels, excluding",
+       "    pattern subscriptions(default: no channels).", "SHARDCHANNELS [<pattern>]",
+       "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+       "SHARDNUMSUB [<shardchannel> ...]",
+       "    Return the number of subscribers for the specified shard level channel(s)"});
 }
 
 }  // namespace

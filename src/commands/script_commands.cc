@@ -80,7 +80,7 @@ void CmdScriptDebug(CommandContext& ctx) {
 // SCRIPT HELP
 void CmdScriptHelp(CommandContext& ctx) {
   ReplyHelp(
-      ctx.reply, "script",
+      ctx.reply, ctx.arg(0),
       {"DEBUG (YES|SYNC|NO)", "    Set the debug mode for subsequent scripts executed.",
        "EXISTS <sha1> [<sha1> ...]",
        "    Return information about the existence of the scripts in the script cache.",

@@ -118,7 +118,7 @@ void CmdSlowlogReset(CommandContext& ctx) {
 
 // SLOWLOG HELP
 void CmdSlowlogHelp(CommandContext& ctx) {
-  ReplyHelp(ctx.reply, "slowlog",
+  ReplyHelp(ctx.reply, ctx.arg(0),
             {"GET [<count>]",
              "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
              "    Entries are made of:",

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "commands/command_table.h"
 #include "protocol/reply_builder.h"
@@ -13,6 +14,7 @@
 namespace vireo {
 
 struct Client;
+class Server;
 
 void RegisterInfoCommand(CommandTable& t);
 void RegisterConfigCommand(CommandTable& t);
@@ -23,12 +25,17 @@ void RegisterMemoryCommand(CommandTable& t);
 // CLIENT LIST's line for c (ACL LOG's client-info), showing `current` as its command.
 std::string ClientInfoForLog(const Client& c, const std::string& current);
 
+// INFO's text for the named sections ("default", "all", "commandstats", ...; none: default),
+// as the INFO command replies it (the metrics endpoint reads it too).
+std::string InfoText(Server& server, const std::vector<std::string_view>& sections);
+
 // used_memory right after start-up, and the peak (raised to `used` first), as INFO shows them.
 size_t StartupMemory();
 size_t PeakMemory(size_t used);
 
 // The reply of `<COMMAND> HELP`: a usage line, `lines`, then HELP's own entry, each a status
-// string, as Valkey prints them.
+// string, as Valkey prints them. `command` is the name as called (ctx.arg(0)), so a command
+// renamed by rename-command names itself by its new name, as in Valkey.
 void ReplyHelp(ReplyBuilder& reply, std::string_view command,
                std::initializer_list<std::string_view> lines);
 

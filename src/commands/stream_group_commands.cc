@@ -189,7 +189,7 @@ void CmdXGroupDelConsumer(CommandContext& ctx) {
 // XGROUP HELP
 void CmdXGroupHelp(CommandContext& ctx) {
   ReplyHelp(
-      ctx.reply, "XGROUP",
+      ctx.reply, ctx.arg(0),
       {"CREATE <key> <groupname> <id|$> [option]",
        "    Create a new consumer group. Options are:", "    * MKSTREAM",
        "      Create the empty stream if it does not exist.", "    * ENTRIESREAD entries_read",

@@ -223,7 +223,7 @@ void CmdXInfoConsumers(CommandContext& ctx) {
 
 // XINFO HELP
 void CmdXInfoHelp(CommandContext& ctx) {
-  ReplyHelp(ctx.reply, "XINFO",
+  ReplyHelp(ctx.reply, ctx.arg(0),
             {"CONSUMERS <key> <groupname>", "    Show consumers of <groupname>.", "GROUPS <key>",
              "    Show the stream consumer groups.", "STREAM <key> [FULL [COUNT <count>]",
              "    Show information about the stream."});

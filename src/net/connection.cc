@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "net/tls_connection.h"
+
 namespace vireo {
 namespace {
 
@@ -21,8 +23,16 @@ constexpr size_t kKeepOutputCapacity = 64 * 1024;
 }  // namespace
 
 Connection::~Connection() {
+  delete tls_;  // before the socket closes: it may send close_notify
   if (fd_ >= 0) close(fd_);
 }
+
+void Connection::SetTls(TlsSession* session) {
+  delete tls_;
+  tls_ = session;
+}
+
+bool Connection::ReadWantsWritable() const { return tls_ != nullptr && tls_->read_wants_write(); }
 
 void Connection::ReserveInput(size_t n) {
   const size_t used = in_end_ - in_start_;
@@ -47,6 +57,7 @@ void Connection::ReserveInput(size_t n) {
 Connection::ReadResult Connection::Read(size_t room) {
   if (in_start_ == in_end_) in_start_ = in_end_ = 0;
   ReserveInput(std::max(room, kReadChunk));
+  if (tls_ != nullptr) [[unlikely]] return ReadTls();
   ssize_t n = recv(fd_, in_.get() + in_end_, in_cap_ - in_end_, 0);
   if (n > 0) {
     in_end_ += static_cast<size_t>(n);
@@ -82,7 +93,58 @@ void Connection::ReleaseInputIfEmpty() {
   in_start_ = in_end_ = 0;
 }
 
+Connection::ReadResult Connection::ReadTls() {
+  // Fills the free space as recv() would; past its end, takes what the library still holds
+  // decrypted (a record larger than the space), so no plaintext ever waits where epoll cannot
+  // see it. Raw bytes of an incomplete record wait in the library for the rest, which epoll
+  // announces. An end or error after some bytes is seen on the next read.
+  size_t total = 0;
+  for (;;) {
+    if (in_end_ == in_cap_) {
+      const size_t pending = tls_->Pending();
+      if (pending == 0) return ReadResult::kData;
+      ReserveInput(pending);
+    }
+    size_t got = 0;
+    const TlsSession::Status s = tls_->Read(in_.get() + in_end_, in_cap_ - in_end_, &got);
+    in_end_ += got;
+    bytes_read_ += got;
+    total += got;
+    if (s == TlsSession::Status::kOk) continue;
+    if (total > 0) return ReadResult::kData;
+    if (s == TlsSession::Status::kWantRead || s == TlsSession::Status::kWantWrite) {
+      return ReadResult::kWouldBlock;
+    }
+    return s == TlsSession::Status::kClosed ? ReadResult::kClosed : ReadResult::kError;
+  }
+}
+
+Connection::WriteResult Connection::FlushTls() {
+  while (out_sent_ < out_.size()) {
+    size_t put = 0;
+    const TlsSession::Status s =
+        tls_->Write(out_.data() + out_sent_, out_.size() - out_sent_, &put);
+    out_sent_ += put;
+    bytes_written_ += put;
+    if (s == TlsSession::Status::kOk) continue;
+    if (s == TlsSession::Status::kWantWrite) return WriteResult::kPending;
+    // Only a handshake still waiting for the peer makes a write wait for a read (there is no
+    // renegotiation): the bytes stay queued, and the client's next input sends them.
+    if (s == TlsSession::Status::kWantRead) return WriteResult::kDone;
+    return WriteResult::kError;
+  }
+  return OutputDrained();
+}
+
+Connection::WriteResult Connection::OutputDrained() {
+  out_.clear();
+  out_sent_ = 0;
+  if (out_.capacity() > kKeepOutputCapacity) out_.shrink_to_fit();
+  return WriteResult::kDone;
+}
+
 Connection::WriteResult Connection::Flush() {
+  if (tls_ != nullptr) [[unlikely]] return FlushTls();
   while (out_sent_ < out_.size()) {
     ssize_t n = send(fd_, out_.data() + out_sent_, out_.size() - out_sent_, MSG_NOSIGNAL);
     if (n > 0) {
@@ -94,10 +156,7 @@ Connection::WriteResult Connection::Flush() {
     if (n < 0 && errno == EINTR) continue;
     return WriteResult::kError;
   }
-  out_.clear();
-  out_sent_ = 0;
-  if (out_.capacity() > kKeepOutputCapacity) out_.shrink_to_fit();
-  return WriteResult::kDone;
+  return OutputDrained();
 }
 
 }  // namespace vireo

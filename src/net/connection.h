@@ -9,6 +9,8 @@
 
 namespace vireo {
 
+class TlsSession;
+
 class Connection {
  public:
   explicit Connection(int fd) : fd_(fd) {}
@@ -17,6 +19,14 @@ class Connection {
   Connection& operator=(const Connection&) = delete;
 
   int fd() const { return fd_; }
+
+  // Makes the connection speak TLS through session (owned from now on; net/tls_connection.h).
+  // Read and Flush then move plaintext through it; the plain path pays one branch.
+  void SetTls(TlsSession* session);
+  TlsSession* tls() const { return tls_; }
+  // TLS: the last read waits for the socket to take bytes (handshake, key update): the caller
+  // watches writability and reads again when it comes.
+  bool ReadWantsWritable() const;
 
   enum class ReadResult { kData, kWouldBlock, kClosed, kError };
   // Reads what the socket has into the input buffer, after making at least `room` bytes of
@@ -47,8 +57,13 @@ class Connection {
  private:
   // Makes room for n more bytes after in_end_, moving unconsumed bytes to the front first.
   void ReserveInput(size_t n);
+  ReadResult ReadTls();
+  WriteResult FlushTls();
+  // Everything was written: the buffer is reset (and shrunk when big).
+  WriteResult OutputDrained();
 
   int fd_;
+  TlsSession* tls_ = nullptr;  // a raw pointer: the type stays incomplete for plain users
   // A raw buffer rather than std::string: growing it must not zero-fill the bytes recv()
   // is about to overwrite (16 KB per read, more for big arguments).
   std::unique_ptr<char[]> in_;

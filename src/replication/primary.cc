@@ -24,6 +24,8 @@ namespace {
 
 // A replica's file transfer sends at most this much per event-loop turn.
 constexpr int64_t kBulkBudgetPerTurn = 32 << 20;
+// Over TLS the file is copied through the replica's output buffer this much at a time.
+constexpr int64_t kTlsBulkChunk = 1 << 20;
 
 }  // namespace
 
@@ -179,7 +181,8 @@ bool Replication::StartDisklessSync() {
   int64_t count = 0;
   for (auto& r : replicas_) {
     if (r->state != ReplicaState::kWaitBgsaveStart) continue;
-    if (!r->capa_eof || r->old_sync) return false;
+    // The snapshot thread writes plain sockets: a TLS replica gets the file instead.
+    if (!r->capa_eof || r->old_sync || r->client->conn.tls() != nullptr) return false;
     oldest = std::min(oldest, r->wait_since_ms);
     ++count;
   }
@@ -296,6 +299,26 @@ void Replication::Pump() {
       continue;
     }
     int64_t budget = kBulkBudgetPerTurn;
+    // TLS: no sendfile; the file goes through the output buffer and the session, a chunk per
+    // turn, the next once the socket took this one.
+    if (c->conn.tls() != nullptr && r->file_sent < r->file_size) {
+      const size_t want = static_cast<size_t>(
+          std::min<int64_t>(kTlsBulkChunk, r->file_size - r->file_sent));
+      std::string* out = c->conn.Output();
+      const size_t at = out->size();
+      out->resize(at + want);
+      ssize_t n = pread(r->fd, out->data() + at, want, static_cast<off_t>(r->file_sent));
+      if (n <= 0) {
+        out->resize(at);
+        LogWarning("Read error sending DB to replica: %s", n < 0 ? strerror(errno) : "EOF");
+        server_.CloseClientAsync(c);
+        continue;
+      }
+      out->resize(at + static_cast<size_t>(n));
+      r->file_sent += n;
+      budget = 0;
+      server_.QueueWrite(c);
+    }
     while (budget > 0 && r->file_sent < r->file_size) {
       off_t off = static_cast<off_t>(r->file_sent);
       const size_t want = static_cast<size_t>(std::min<int64_t>(budget, r->file_size - r->file_sent));

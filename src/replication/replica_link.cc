@@ -12,6 +12,8 @@
 #include "common/log.h"
 #include "common/numbers.h"
 #include "net/socket.h"
+#include "net/tls_connection.h"
+#include "net/tls_context.h"
 #include "persistence/aof_writer.h"
 #include "persistence/snapshot.h"
 #include "protocol/command_encoder.h"
@@ -95,6 +97,8 @@ std::string Replication::ReplicaOf(const std::string& host, int64_t port, std::s
 }
 
 void Replication::CancelLink() {
+  delete link_tls_;
+  link_tls_ = nullptr;
   if (link_fd_ >= 0) {
     server_.loop().Unwatch(link_fd_);
     close(link_fd_);
@@ -136,7 +140,8 @@ void Replication::OnLinkEvent(void* obj, uint32_t events) {
 
 bool Replication::LinkSend(const std::string& bytes) {
   // Handshake commands are a few dozen bytes: a fresh socket's buffer always takes them.
-  ssize_t n = send(link_fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  ssize_t n = link_tls_ != nullptr ? link_tls_->Send(bytes.data(), bytes.size())
+                                  : send(link_fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
   if (n != static_cast<ssize_t>(bytes.size())) {
     LinkFailed(std::string("Error writing to MASTER: ") + (n < 0 ? strerror(errno) : "short write"));
     return false;
@@ -144,17 +149,49 @@ bool Replication::LinkSend(const std::string& bytes) {
   return true;
 }
 
+ssize_t Replication::LinkRead(char* buf, size_t n) {
+  return link_tls_ == nullptr ? read(link_fd_, buf, n) : link_tls_->Recv(buf, n);
+}
+
+bool Replication::LinkTlsHandshake() {
+  const TlsSession::Status s = link_tls_->Handshake();
+  if (s == TlsSession::Status::kOk) return true;
+  if (s == TlsSession::Status::kWantRead || s == TlsSession::Status::kWantWrite) {
+    server_.loop().Watch(link_fd_,
+                         s == TlsSession::Status::kWantRead ? EventLoop::kReadable
+                                                            : EventLoop::kWritable,
+                         &link_watcher_);
+    return false;
+  }
+  LinkFailed("Failed to complete the TLS handshake with MASTER: " +
+             (s == TlsSession::Status::kClosed ? std::string("connection closed")
+                                               : link_tls_->error()));
+  return false;
+}
+
 void Replication::LinkEvent(uint32_t events) {
   link_last_io_ms_ = NowMs();
   if (link_ == LinkState::kConnecting) {
-    int err = 0;
-    socklen_t len = sizeof(err);
-    getsockopt(link_fd_, SOL_SOCKET, SO_ERROR, &err, &len);
-    if (err != 0 || !(events & EventLoop::kWritable)) {
-      LinkFailed(std::string("Error condition on socket for SYNC: ") + strerror(err));
-      return;
+    if (link_tls_ == nullptr) {
+      int err = 0;
+      socklen_t len = sizeof(err);
+      getsockopt(link_fd_, SOL_SOCKET, SO_ERROR, &err, &len);
+      if (err != 0 || !(events & EventLoop::kWritable)) {
+        LinkFailed(std::string("Error condition on socket for SYNC: ") + strerror(err));
+        return;
+      }
+      LogNotice("Non blocking connect for SYNC fired the event.");
+      if (ConfigValue(server_.config(), "tls-replication") == "yes") {
+        // The handshake runs over the following events, before the PING.
+        TlsContext* tls = server_.tls();
+        link_tls_ = tls == nullptr ? nullptr : TlsSession::Connect(tls->client_ctx(), link_fd_);
+        if (link_tls_ == nullptr) {
+          LinkFailed("Unable to connect to MASTER over TLS: TLS is not configured");
+          return;
+        }
+      }
     }
-    LogNotice("Non blocking connect for SYNC fired the event.");
+    if (link_tls_ != nullptr && !LinkTlsHandshake()) return;
     server_.loop().Watch(link_fd_, EventLoop::kReadable, &link_watcher_);
     link_ = LinkState::kHandshake;
     handshake_step_ = 0;
@@ -163,7 +200,7 @@ void Replication::LinkEvent(uint32_t events) {
   }
   char buf[64 * 1024];
   for (;;) {
-    ssize_t n = read(link_fd_, buf, sizeof(buf));
+    ssize_t n = LinkRead(buf, sizeof(buf));
     if (n > 0) {
       link_in_.append(buf, static_cast<size_t>(n));
       // During the transfer each read goes to disk at once: the buffer stays small and the
@@ -171,7 +208,8 @@ void Replication::LinkEvent(uint32_t events) {
       if (link_ == LinkState::kTransfer) {
         if (!ReadTransfer() || link_ != LinkState::kTransfer) return;
       }
-      if (n < static_cast<ssize_t>(sizeof(buf))) break;
+      // TLS reads end at a record: only EAGAIN says the socket is drained.
+      if (n < static_cast<ssize_t>(sizeof(buf)) && link_tls_ == nullptr) break;
       continue;
     }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
@@ -184,7 +222,10 @@ void Replication::LinkEvent(uint32_t events) {
 }
 
 bool Replication::SendListeningPort() {
-  std::string port = std::to_string(server_.tcp_port());
+  // Over TLS the primary is told the TLS port, the one its replicas list shows.
+  const bool tls = ConfigValue(server_.config(), "tls-replication") == "yes";
+  std::string port = tls ? ConfigValue(server_.config(), "tls-port")
+                         : std::to_string(server_.tcp_port());
   const auto& generic = server_.config().generic;
   auto announce = generic.find("replica-announce-port");
   if (announce != generic.end() && announce->second != "0") port = announce->second;
@@ -453,7 +494,8 @@ void Replication::BecomeConnected() {
   link_ = LinkState::kConnected;
   EnsureBacklog();  // so replicas of this one, now or after a promotion, can continue
   master_last_io_ms_ = NowMs();
-  master_ = server_.AdoptConnection(fd, kClientMaster);
+  master_ = server_.AdoptConnection(fd, kClientMaster, link_tls_);
+  link_tls_ = nullptr;  // the master client's connection owns it now
   master_->addr = master_host_ + ":" + std::to_string(master_port_);
   // The master waits for the first ack before streaming (a diskless transfer's end).
   SendAck();

@@ -31,6 +31,7 @@
 namespace vireo {
 
 class Server;
+class TlsSession;
 struct Client;
 
 class Replication final : public PropagationSink {
@@ -162,6 +163,10 @@ class Replication final : public PropagationSink {
   void LinkEvent(uint32_t events);
   static void OnLinkEvent(void* obj, uint32_t events);
   bool LinkSend(const std::string& bytes);
+  // read() on the link, through TLS with tls-replication (errno EAGAIN when nothing came).
+  ssize_t LinkRead(char* buf, size_t n);
+  // tls-replication: drives the link's TLS handshake; true once it is done.
+  bool LinkTlsHandshake();
   void HandshakeStep();
   bool SendListeningPort();
   const char* LinkStateName() const;
@@ -204,6 +209,7 @@ class Replication final : public PropagationSink {
   int64_t master_port_ = 0;
   LinkState link_ = LinkState::kNone;
   int link_fd_ = -1;
+  TlsSession* link_tls_ = nullptr;  // tls-replication: the link's session, until adopted
   IoWatcher link_watcher_;
   int handshake_step_ = 0;
   std::string link_in_;

@@ -63,6 +63,7 @@ std::vector<Directive> BuildDirectives() {
       {"io-threads", Kind::kInt, &Config::io_threads, 1, 128, nullptr, true},
       {"events-per-io-thread", Kind::kInt, &Config::events_per_io_thread, 0, INT_MAX},
       {"prefetch-batch-max-size", Kind::kInt, &Config::prefetch_batch_max_size, 0, 128},
+      {"metrics-port", Kind::kInt, &Config::metrics_port, 0, 65535, nullptr, true},
       {"databases", Kind::kInt, &Config::databases, 1, INT_MAX, nullptr, true},
       {"hz", Kind::kInt, &Config::hz, 0, INT_MAX},
       {"daemonize", Kind::kBool, &Config::daemonize, 0, 0, nullptr, true},

@@ -36,6 +36,9 @@ struct Config {
   // Valkey 8.1's: the keys of up to this many batched clients are prefetched together (0 or
   // 1: no prefetching across clients).
   int64_t prefetch_batch_max_size = 16;
+  // Vireo's own: HTTP port of the Prometheus endpoint on the bind addresses; 0 = off
+  // (server/metrics_endpoint.h).
+  int64_t metrics_port = 0;
   // General
   int64_t databases = 16;
   int64_t hz = 10;

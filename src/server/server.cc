@@ -28,6 +28,7 @@
 #include "replication/replication.h"
 #include "server/config.h"
 #include "server/eviction.h"
+#include "server/metrics_endpoint.h"
 #include "server/notify.h"
 #include "server/redact.h"
 #include "store/hash_field_expire.h"
@@ -40,7 +41,10 @@ namespace {
 Server* g_server = nullptr;
 volatile sig_atomic_t g_signal_shutdown = 0;
 
-void OnTerminationSignal(int) { g_signal_shutdown = 1; }
+// Holds the signal number; the main loop logs it (logging is not async-signal-safe).
+void OnTerminationSignal(int sig) { g_signal_shutdown = sig; }
+
+const char* TerminationSignalName(int sig) { return sig == SIGINT ? "SIGINT" : "SIGTERM"; }
 
 void RecordErrorCode(std::string_view msg) {
   if (g_server == nullptr) return;
@@ -107,32 +111,10 @@ void Server::InitForTests() {
 bool Server::Init(std::string* error) {
   InitForTests();
   if (!LoadAclAtStartup(error)) return false;
-  if (config_.port != 0) {
-    bool any = false;
-    for (const std::string& addr : config_.bind) {
-      std::string err;
-      int fd = ListenTcp(addr, static_cast<int>(config_.port),
-                         static_cast<int>(config_.tcp_backlog), &err);
-      if (fd < 0) {
-        // "-addr" marks an optional address (e.g. IPv6 missing): warn and go on.
-        if (!addr.empty() && addr[0] == '-') {
-          LogWarning("%s", err.c_str());
-          continue;
-        }
-        *error = err;
-        return false;
-      }
-      any = true;
-      auto l = std::make_unique<Listener>(Listener{fd, false, {}, this});
-      l->watcher = {&Server::OnListenerEvent, l.get()};
-      loop_.Watch(fd, EventLoop::kReadable, &l->watcher);
-      listeners_.push_back(std::move(l));
-    }
-    if (!any) {
-      *error = "Failed listening on port " + std::to_string(config_.port) + " (tcp), aborting.";
-      return false;
-    }
+  if (config_.port != 0 && !OpenTcpListeners(static_cast<int>(config_.port), false, error)) {
+    return false;
   }
+  if (!InitTls(error)) return false;
   if (!config_.unixsocket.empty()) {
     std::string err;
     int fd = ListenUnix(config_.unixsocket, static_cast<int>(config_.unixsocketperm),
@@ -150,6 +132,7 @@ bool Server::Init(std::string* error) {
     *error = "Configured to not listen anywhere, exiting.";
     return false;
   }
+  if (!StartMetricsEndpoint(*this, &metrics_, error)) return false;
   TrackThreadAllocations();  // the maxmemory gauge follows this thread's allocations
   StartIoThreads();
   signal(SIGPIPE, SIG_IGN);
@@ -200,20 +183,55 @@ Client* Server::FindClient(uint64_t id) {
   return it == clients_.end() ? nullptr : it->second;
 }
 
-void Server::OnListenerEvent(void* obj, uint32_t) {
-  auto* l = static_cast<Listener*>(obj);
-  l->server->AcceptClients(l->fd, l->unix_socket);
+bool Server::OpenTcpListeners(int port, bool tls, std::string* error) {
+  const size_t before = listeners_.size();
+  bool any = false;
+  for (const std::string& addr : config_.bind) {
+    std::string err;
+    int fd = ListenTcp(addr, port, static_cast<int>(config_.tcp_backlog), &err);
+    if (fd < 0) {
+      // "-addr" marks an optional address (e.g. IPv6 missing): warn and go on.
+      if (!addr.empty() && addr[0] == '-') {
+        LogWarning("%s", err.c_str());
+        continue;
+      }
+      *error = err;
+      // All or nothing (CONFIG SET tls-port keeps its old port).
+      for (size_t i = before; i < listeners_.size(); ++i) {
+        loop_.Unwatch(listeners_[i]->fd);
+        close(listeners_[i]->fd);
+      }
+      listeners_.resize(before);
+      return false;
+    }
+    any = true;
+    auto l = std::make_unique<Listener>(Listener{fd, false, {}, this, tls});
+    l->watcher = {&Server::OnListenerEvent, l.get()};
+    loop_.Watch(fd, EventLoop::kReadable, &l->watcher);
+    listeners_.push_back(std::move(l));
+  }
+  if (!any) {
+    *error = "Failed listening on port " + std::to_string(port) + (tls ? " (tls)" : " (tcp)") +
+             ", aborting.";
+  }
+  return any;
 }
 
-void Server::AcceptClients(int listen_fd, bool unix_socket) {
+void Server::OnListenerEvent(void* obj, uint32_t) {
+  auto* l = static_cast<Listener*>(obj);
+  l->server->AcceptClients(l->fd, l->unix_socket, l->tls);
+}
+
+void Server::AcceptClients(int listen_fd, bool unix_socket, bool tls) {
   // Bounded per event so a connection storm cannot starve connected clients.
   for (int i = 0; i < 1000; ++i) {
     int fd = AcceptConnection(listen_fd);
     if (fd < 0) return;
     ++stats_.total_connections_received;
+    // A TLS peer cannot read plaintext before its handshake: refusals just close.
     if (static_cast<int64_t>(clients_.size()) >= config_.maxclients) {
       static const char kMsg[] = "-ERR max number of clients reached\r\n";
-      ssize_t ignored = write(fd, kMsg, sizeof(kMsg) - 1);
+      ssize_t ignored = tls ? 0 : write(fd, kMsg, sizeof(kMsg) - 1);
       (void)ignored;
       ++stats_.rejected_connections;
       close(fd);
@@ -221,9 +239,14 @@ void Server::AcceptClients(int listen_fd, bool unix_socket) {
     }
     if (ProtectedModeDenies(config_.protected_mode, !acl_.default_user()->nopass(), unix_socket,
                             !unix_socket && IsLoopbackPeer(fd))) {
-      ssize_t ignored = write(fd, kProtectedModeMessage, strlen(kProtectedModeMessage));
+      ssize_t ignored = tls ? 0 : write(fd, kProtectedModeMessage, strlen(kProtectedModeMessage));
       (void)ignored;
       ++stats_.rejected_connections;
+      close(fd);
+      continue;
+    }
+    TlsSession* session = tls ? AcceptTls(fd) : nullptr;
+    if (tls && session == nullptr) {
       close(fd);
       continue;
     }
@@ -232,6 +255,7 @@ void Server::AcceptClients(int listen_fd, bool unix_socket) {
       if (config_.tcp_keepalive > 0) SetKeepAlive(fd, static_cast<int>(config_.tcp_keepalive));
     }
     auto* c = new Client(next_client_id_++, fd);
+    if (session != nullptr) c->conn.SetTls(session);
     c->watcher = {&Server::OnClientEvent, c};
     c->ctime_ms = c->last_interaction_ms = NowMs();
     c->addr = PeerAddress(fd);
@@ -248,8 +272,9 @@ void Server::AcceptClients(int listen_fd, bool unix_socket) {
   }
 }
 
-Client* Server::AdoptConnection(int fd, uint32_t flags) {
+Client* Server::AdoptConnection(int fd, uint32_t flags, TlsSession* tls) {
   auto* c = new Client(next_client_id_++, fd);
+  if (tls != nullptr) c->conn.SetTls(tls);
   c->watcher = {&Server::OnClientEvent, c};
   c->ctime_ms = c->last_interaction_ms = NowMs();
   c->addr = PeerAddress(fd);
@@ -276,6 +301,8 @@ void Server::HandleClientEvent(Client* c, uint32_t events) {
   // A busy script's caller waits (reads included) until its script ends.
   if (c == busy_caller_) return;
   if (events & EventLoop::kWritable) {
+    // A TLS read that had to send first goes on now that it can.
+    if (c->conn.ReadWantsWritable()) [[unlikely]] events |= EventLoop::kReadable;
     const uint64_t id = c->id;  // c may be freed by the write
     WriteToClient(c);
     if (clients_.count(id) == 0) return;
@@ -288,8 +315,12 @@ void Server::HandleClientEvent(Client* c, uint32_t events) {
 }
 
 void Server::HandleRead(Client* c, Connection::ReadResult r) {
-  if (r == Connection::ReadResult::kWouldBlock) return;
+  if (r == Connection::ReadResult::kWouldBlock) {
+    if (c->conn.ReadWantsWritable()) [[unlikely]] WatchWritable(c);
+    return;
+  }
   if (r != Connection::ReadResult::kData) {
+    if (r == Connection::ReadResult::kError && c->conn.tls() != nullptr) LogTlsFailure(c);
     FreeClient(c);
     return;
   }
@@ -587,10 +618,17 @@ bool Server::IsPausedFor(const Client* c, const CommandSpec* spec) const {
 }
 
 void Server::ShutdownOnSignal() {
+  const char* sig = TerminationSignalName(g_signal_shutdown);
   g_signal_shutdown = 0;
+  // Valkey's lines, so log watchers written for it match.
+  LogWarning("Received %s scheduling shutdown...", sig);
+  LogWarning("User requested shutdown...");
   std::string error;
   if (!SaveBeforeShutdown(*this, ShutdownSave::kDefault, &error)) {
-    LogWarning("SIGTERM received but errors trying to shut down the server, check the logs for more information");
+    LogWarning(
+        "%s received but errors trying to shut down the server, check the logs for more "
+        "information",
+        sig);
     return;
   }
   RequestShutdown(0);
@@ -994,7 +1032,8 @@ bool Server::ServeWhileLoading() {
   ServeWhileBusy();
   // SIGTERM or SHUTDOWN stop a load: nothing is saved from a half-loaded dataset.
   if (g_signal_shutdown && !shutdown_requested_) {
-    LogWarning("Received SIGTERM during loading, exiting without saving.");
+    LogWarning("Received %s during loading, exiting without saving.",
+               TerminationSignalName(g_signal_shutdown));
     RequestShutdown(0);
   }
   return !shutdown_requested_;

@@ -32,7 +32,9 @@ namespace vireo {
 class Aof;
 class Cluster;
 class Replication;
+class MetricsEndpoint;
 class ScriptEngine;
+class TlsContext;
 
 struct ServerStats {
   uint64_t total_connections_received = 0;
@@ -167,8 +169,8 @@ class Server {
   Cluster* cluster() { return cluster_.get(); }
   EventLoop& loop() { return loop_; }
   // Makes a client of an already connected socket (a replica's link to its master), with
-  // flags set and authenticated.
-  Client* AdoptConnection(int fd, uint32_t flags);
+  // flags set and authenticated; tls: the socket's TLS session, handed over.
+  Client* AdoptConnection(int fd, uint32_t flags, TlsSession* tls = nullptr);
   // Runs bytes as if c had sent them.
   void FeedClientInput(Client* c, std::string_view bytes);
 
@@ -236,10 +238,26 @@ class Server {
   // io-threads > 1 and the last batch of reads or writes went to the I/O threads.
   bool io_threads_active() const { return io_threads_active_; }
 
+  // TLS (server_tls.cc). The contexts built from the tls-* directives; nullptr while neither
+  // tls-port, tls-replication nor tls-cluster is set.
+  TlsContext* tls() const { return tls_.get(); }
+  // CONFIG SET of tls-* directives: rebuilds the contexts (and reopens tls-port) from the
+  // candidate configuration before it is applied. "" or the error text for the reply.
+  // name: the (first) tls-* directive being set, for the log.
+  std::string ReconfigureTls(const Config& candidate, std::string_view name);
+
  private:
   static void OnListenerEvent(void* obj, uint32_t events);
   static void OnClientEvent(void* obj, uint32_t events);
-  void AcceptClients(int listen_fd, bool unix_socket);
+  void AcceptClients(int listen_fd, bool unix_socket, bool tls);
+  // Listens on port at every bind address; false with *error (fatal at start-up).
+  bool OpenTcpListeners(int port, bool tls, std::string* error);
+  // At start-up: builds the TLS contexts and opens tls-port when configured.
+  bool InitTls(std::string* error);
+  // A TLS client whose read failed: logged the way Valkey logs a failed accept.
+  void LogTlsFailure(Client* c);
+  // The TLS session for a socket accepted on tls-port; nullptr when none can be made.
+  TlsSession* AcceptTls(int fd);
   void HandleClientEvent(Client* c, uint32_t events);
   // After a read of c's socket: closes, limits, then ProcessInput.
   void HandleRead(Client* c, Connection::ReadResult r);
@@ -289,6 +307,7 @@ class Server {
     bool unix_socket;
     IoWatcher watcher;
     Server* server;
+    bool tls = false;  // tls-port: clients speak TLS
   };
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::unordered_map<uint64_t, Client*> clients_;
@@ -314,10 +333,12 @@ class Server {
   std::unique_ptr<Aof> aof_;
   std::unique_ptr<Replication> replication_;
   std::unique_ptr<Cluster> cluster_;
+  std::unique_ptr<MetricsEndpoint> metrics_;  // metrics-port (server/metrics_endpoint.h)
   Client* busy_caller_ = nullptr;  // whose script is past busy-reply-threshold
   bool busy_eval_ = true;          // EVAL (SCRIPT KILL) rather than FCALL (FUNCTION KILL)
   bool loading_ = false;
   uint64_t next_client_id_ = 1;
+  std::shared_ptr<TlsContext> tls_;
   std::unique_ptr<IoThreadPool> io_pool_;  // io-threads > 1 only
   std::vector<IoReadJob> io_reads_;    // queued by this poll's events
   std::vector<IoReadJob> io_running_;  // read by the threads, run from io_running_next_

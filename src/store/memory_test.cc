@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <string>
 #include <thread>
 
 namespace vireo {
@@ -37,6 +38,31 @@ TEST(TrackedAllocations, FollowValuesThatMoveBetweenThreads) {
   EXPECT_GE(after - before, -(2 << 20) - 4096);
   finished.set_value();
   io.join();
+}
+
+// used_memory must follow the data with libc (mallinfo2) as with jemalloc (stats.allocated).
+TEST(UsedMemory, FollowsALargeAllocation) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the sanitizers' allocator keeps no libc statistics";
+#endif
+  constexpr size_t kSize = 4 << 20;
+  const size_t before = UsedMemory();
+  void* block = ZMalloc(kSize);
+  EXPECT_GE(ZMallocSize(block), kSize);
+  const size_t grown = UsedMemory();
+  EXPECT_GE(grown, before + kSize);
+  ZFree(block);
+  EXPECT_LE(UsedMemory(), grown - kSize);
+}
+
+TEST(AllocatorName, IsValkeysSpelling) {
+  const std::string name = AllocatorName();
+#ifdef VIREO_USE_JEMALLOC
+  EXPECT_EQ(name.rfind("jemalloc-", 0), 0u) << name;
+  EXPECT_EQ(name.find('-', 9), std::string::npos) << "no git suffix: " << name;
+#else
+  EXPECT_EQ(name, "libc");
+#endif
 }
 
 }  // namespace

@@ -331,6 +331,18 @@ def test_rename_command(start_server):
     assert c.call("ACL", "DRYRUN", "u", "g2", "k") == "OK"
 
 
+def test_renamed_command_help_and_docs(start_server):
+    """HELP's first line names the command as called; COMMAND DOCS finds it by its new name
+    and shows it under its own (as redis-server 7.0)."""
+    c = start_server(config=RENAMES + "rename-command OBJECT myobj\n").raw()
+    assert c.call("myconfig", "HELP")[0] == (
+        "MYCONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+    assert c.call("myobj", "HELP")[0].startswith("MYOBJ <subcommand> ")
+    docs = c.call("COMMAND", "DOCS", "myconfig")
+    assert docs[0] == b"config" and len(docs) == 2
+    assert c.call("COMMAND", "DOCS", "config") == []
+
+
 @pytest.mark.parametrize("line,reason", [
     ("rename-command nosuch x", "No such command in rename-command"),
     ("rename-command get set", "Target command name already exists"),

@@ -158,6 +158,20 @@ def test_bulk_at_proto_max_bulk_len_and_one_past(server):
 
 
 # ---------------------------------------------------------------------------------------------
+# SIGTERM / SIGINT
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_termination_signal_is_logged_as_valkey_does(start_server, sig):
+    server = start_server()
+    server.proc.send_signal(sig)
+    assert server.proc.wait(timeout=30) == 0
+    server._stopped_by_us = True
+    log = server.log()
+    assert f"Received {sig.name} scheduling shutdown..." in log
+    assert log.index("scheduling shutdown...") < log.index("User requested shutdown...")
+
+
+# ---------------------------------------------------------------------------------------------
 # SIGTERM under write load
 
 def test_sigterm_under_write_load_saves_every_acknowledged_write(start_server):

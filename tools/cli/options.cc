@@ -33,6 +33,15 @@ constexpr const char* kUsage =
     "                     This interval is also used in --scan and --stat per cycle.\n"
     "                     and in --bigkeys, --memkeys, and --hotkeys per 100 cycles.\n"
     "  -n <db>            Database number.\n"
+    "  --tls              Establish a secure TLS connection.\n"
+    "  --sni <host>       Server name indication for TLS.\n"
+    "  --cacert <file>    CA Certificate file to verify with.\n"
+    "  --cacertdir <dir>  Directory where trusted CA certificates are stored.\n"
+    "                     If neither cacert nor cacertdir are specified, the default\n"
+    "                     system-wide trusted root certs configuration will apply.\n"
+    "  --insecure         Allow insecure TLS connection by skipping cert validation.\n"
+    "  --cert <file>      Client certificate to authenticate with.\n"
+    "  --key <file>       Private key file to authenticate with.\n"
     "  -2                 Start session in RESP2 protocol mode.\n"
     "  -3                 Start session in RESP3 protocol mode.\n"
     "  -x                 Read last argument from STDIN (see example below).\n"
@@ -141,16 +150,17 @@ bool ParseUri(const char* uri, Options* o) {
   static const char* const kTlsSchemes[] = {"rediss://", "valkeys://"};
   const char* curr = uri;
   const char* end = uri + strlen(uri);
+  bool matched = false;
   for (const char* scheme : kTlsSchemes) {
     if (strncasecmp(scheme, curr, strlen(scheme)) == 0) {
-      fprintf(stderr, "%.*s is only supported when vireo-cli is compiled with OpenSSL\n",
-              static_cast<int>(strlen(scheme)), scheme);
-      return false;
+      curr += strlen(scheme);
+      o->tls.enabled = true;
+      matched = true;
+      break;
     }
   }
-  bool matched = false;
   for (const char* scheme : kSchemes) {
-    if (strncasecmp(scheme, curr, strlen(scheme)) == 0) {
+    if (!matched && strncasecmp(scheme, curr, strlen(scheme)) == 0) {
       curr += strlen(scheme);
       matched = true;
       break;
@@ -301,6 +311,22 @@ int ParseOptions(int argc, char** argv, bool stdout_is_tty, Options* o) {
       o->interval_us = static_cast<int64_t>(atof(value()) * 1000000);
     } else if (is("-n") && !last) {
       o->dbnum = atoi(value());
+    } else if (is("--tls")) {
+      o->tls.enabled = true;
+    } else if (is("--insecure")) {
+      o->tls.insecure = true;
+    } else if (is("--sni") && !last) {
+      o->tls.sni = value();
+    } else if (is("--cacert") && !last) {
+      o->tls.cacert = value();
+    } else if (is("--cacertdir") && !last) {
+      o->tls.cacertdir = value();
+    } else if (is("--cert") && !last) {
+      o->tls.cert = value();
+    } else if (is("--key") && !last) {
+      o->tls.key = value();
+    } else if ((is("--tls-ciphers") || is("--tls-ciphersuites")) && !last) {
+      value();  // accepted; OpenSSL's defaults are used
     } else if (is("--no-auth-warning")) {
       o->no_auth_warning = true;
     } else if (is("--askpass")) {

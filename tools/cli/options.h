@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/connection.h"
 #include "common/reply_format.h"
 
 namespace vireo::cli {
@@ -40,6 +41,7 @@ struct Options {
   int dbnum = 0;
   int resp = 2;  // 3 with -3
   bool resp2_flag = false, resp3_flag = false;
+  tools::TlsClientOptions tls;  // --tls, --cacert, --cert, --key, --sni, --insecure
 
   // How commands run and print.
   int64_t repeat = 1;

@@ -81,7 +81,7 @@ int RunPipeMode(Session* session) {
       size_t loop_written = 0;
       for (;;) {
         if (obuf_len != 0) {
-          ssize_t n = send(fd, obuf + obuf_pos, obuf_len, MSG_NOSIGNAL);
+          ssize_t n = conn.RawSend(obuf + obuf_pos, obuf_len);
           if (n < 0) {
             if (errno != EAGAIN && errno != EINTR) {
               fprintf(stderr, "Error writing to the server: %s\n", strerror(errno));

@@ -73,7 +73,15 @@ bool Session::Connect(bool force, bool quiet) {
   Options& o = *options_;
   // A redirection always names a TCP address, even when we started on a unix socket.
   const bool tcp = o.socket_path.empty() || (o.cluster_mode && reissue_);
-  const bool ok = tcp ? conn_.ConnectTcp(o.host, o.port) : conn_.ConnectUnix(o.socket_path);
+  bool ok = tcp ? conn_.ConnectTcp(o.host, o.port) : conn_.ConnectUnix(o.socket_path);
+  if (ok && tcp && o.tls.enabled && !conn_.StartTls(o.tls)) {
+    ok = false;
+    // redis-cli's two messages: a bad file before any connection, a failed handshake after.
+    if (!quiet && conn_.error().rfind("SSL_connect failed", 0) != 0) {
+      fprintf(stderr, "Could not negotiate a TLS connection: %s\n", conn_.error().c_str());
+      quiet = true;
+    }
+  }
   if (!ok) {
     if (!quiet) {
       if (tcp) {

@@ -10,6 +10,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -59,6 +63,10 @@ void AppendCommand(std::string* out, const std::vector<std::string_view>& args) 
 Connection::~Connection() { Close(); }
 
 void Connection::Close() {
+  if (ssl_ != nullptr) {
+    SSL_free(ssl_);
+    ssl_ = nullptr;
+  }
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
   out_.clear();
@@ -169,11 +177,93 @@ bool Connection::ConnectUnix(const std::string& path, int timeout_ms) {
   return true;
 }
 
+bool Connection::StartTls(const TlsClientOptions& o) {
+  if (fd_ < 0) return SetError(ErrorKind::kIo, "Not connected");
+  // hiredis's wording: a set-up problem names the file kind; a failed handshake the reason.
+  auto ssl_error = [this](const char* what) {
+    unsigned long code = ERR_get_error();
+    const char* reason = code != 0 ? ERR_reason_error_string(code) : nullptr;
+    ERR_clear_error();
+    return SetError(ErrorKind::kOther,
+                    *what != 0 ? std::string(what) : "SSL_connect failed: " +
+                                                         std::string(reason ? reason : "unknown"));
+  };
+  ERR_clear_error();
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  if (ctx == nullptr) return ssl_error("");
+  SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                           SSL_MODE_AUTO_RETRY);
+  SSL_CTX_set_verify(ctx, o.insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nullptr);
+  bool ok = true;
+  // Without a CA named, the system's trusted roots apply, as with redis-cli.
+  if (o.cacert.empty() && o.cacertdir.empty()) {
+    ok = SSL_CTX_set_default_verify_paths(ctx) > 0;
+  } else {
+    ok = SSL_CTX_load_verify_locations(ctx, o.cacert.empty() ? nullptr : o.cacert.c_str(),
+                                       o.cacertdir.empty() ? nullptr : o.cacertdir.c_str()) > 0;
+  }
+  if (!ok) {
+    SSL_CTX_free(ctx);
+    return ssl_error("Invalid CA Certificate File/Directory");
+  }
+  if (!o.cert.empty() && SSL_CTX_use_certificate_chain_file(ctx, o.cert.c_str()) <= 0) {
+    SSL_CTX_free(ctx);
+    return ssl_error("Invalid client certificate");
+  }
+  if (!o.key.empty() && SSL_CTX_use_PrivateKey_file(ctx, o.key.c_str(), SSL_FILETYPE_PEM) <= 0) {
+    SSL_CTX_free(ctx);
+    return ssl_error("Invalid private key");
+  }
+  ssl_ = SSL_new(ctx);
+  SSL_CTX_free(ctx);  // the session holds its own reference
+  if (ssl_ == nullptr) return ssl_error("");
+  if (!o.sni.empty()) SSL_set_tlsext_host_name(ssl_, o.sni.c_str());
+  SSL_set_fd(ssl_, fd_);
+  if (SSL_connect(ssl_) != 1) {
+    if (ERR_peek_error() == 0) return SetError(ErrorKind::kIo, strerror(errno ? errno : EPIPE));
+    return ssl_error("");
+  }
+  return true;
+}
+
+ssize_t Connection::RawSend(const char* p, size_t n) {
+  if (ssl_ == nullptr) return send(fd_, p, n, MSG_NOSIGNAL);
+  ERR_clear_error();
+  const int ret = SSL_write(ssl_, p, static_cast<int>(std::min<size_t>(n, 1 << 30)));
+  if (ret > 0) return ret;
+  const int err = SSL_get_error(ssl_, ret);
+  errno = err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE ? EAGAIN
+          : err == SSL_ERROR_SYSCALL && errno != 0                  ? errno
+                                                                    : EIO;
+  return -1;
+}
+
+ssize_t Connection::RawRecv(char* p, size_t n) {
+  if (ssl_ == nullptr) return recv(fd_, p, n, 0);
+  ERR_clear_error();
+  errno = 0;
+  const int ret = SSL_read(ssl_, p, static_cast<int>(std::min<size_t>(n, 1 << 30)));
+  if (ret > 0) return ret;
+  const int err = SSL_get_error(ssl_, ret);
+  if (err == SSL_ERROR_ZERO_RETURN || (err == SSL_ERROR_SYSCALL && errno == 0)) return 0;
+  if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+    errno = EAGAIN;
+  } else if (err != SSL_ERROR_SYSCALL) {
+    // The server refused this client (its certificate) or broke the protocol: closed.
+    if (ERR_peek_error() != 0) {
+      ERR_clear_error();
+      return 0;
+    }
+    errno = EIO;
+  }
+  return -1;
+}
+
 bool Connection::Flush() {
   if (fd_ < 0) return SetError(ErrorKind::kIo, "Not connected");
   size_t done = 0;
   while (done < out_.size()) {
-    ssize_t n = send(fd_, out_.data() + done, out_.size() - done, MSG_NOSIGNAL);
+    ssize_t n = RawSend(out_.data() + done, out_.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN) {
@@ -202,7 +292,7 @@ bool Connection::ReadAvailable() {
   in_.resize(old + kChunk);
   ssize_t n;
   do {
-    n = recv(fd_, in_.data() + old, kChunk, 0);
+    n = RawRecv(in_.data() + old, kChunk);
   } while (n < 0 && errno == EINTR);
   if (n < 0) {
     in_.resize(old);

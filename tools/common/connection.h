@@ -3,6 +3,8 @@
 // them, because the tools print them the way redis-cli does.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -10,7 +12,16 @@
 
 #include "common/resp_reader.h"
 
+typedef struct ssl_st SSL;
+
 namespace vireo::tools {
+
+// --tls and its companions (redis-cli's names).
+struct TlsClientOptions {
+  bool enabled = false;
+  std::string cacert, cacertdir, cert, key, sni;
+  bool insecure = false;  // no check of the server's certificate
+};
 
 // Appends args as a RESP array of bulk strings.
 void AppendCommand(std::string* out, const std::vector<std::string>& args);
@@ -36,6 +47,9 @@ class Connection {
   // error() says why ("Connection refused", "Name or service not known", ...).
   bool ConnectTcp(const std::string& host, int port, int timeout_ms = 0);
   bool ConnectUnix(const std::string& path, int timeout_ms = 0);
+  // After a connect: the TLS handshake (blocking). False with error() set ("Could not
+  // negotiate a TLS connection: ..." is the caller's prefix).
+  bool StartTls(const TlsClientOptions& options);
   void Close();
   bool connected() const { return fd_ >= 0; }
   int fd() const { return fd_; }
@@ -58,6 +72,9 @@ class Connection {
   // One read() from the socket into the receive buffer (for callers polling the fd).
   // Returns false on EOF or error (EAGAIN counts as success with nothing read).
   bool ReadAvailable();
+  // One send() of up to n bytes, through TLS after StartTls (errno EAGAIN when the socket is
+  // full), for callers driving their own poll loop.
+  ssize_t RawSend(const char* p, size_t n);
   // Switches the socket to non-blocking mode (pipe mode drives its own poll loop).
   bool SetNonBlocking();
   // Receive timeout for blocking reads; 0 = none.
@@ -72,7 +89,11 @@ class Connection {
   bool SetError(ErrorKind kind, std::string text);
   bool FinishConnect(int fd, int timeout_ms);
 
+  // Through TLS when ssl_ is set; plain recv otherwise.
+  ssize_t RawRecv(char* p, size_t n);
+
   int fd_ = -1;
+  SSL* ssl_ = nullptr;
   std::string out_;
   std::string in_;
   size_t in_pos_ = 0;
