@@ -10,7 +10,7 @@ FUZZ_TEST_SECONDS ?= 20
 JOBS      ?= 2
 PORT      ?= 6379
 
-.PHONY: all build run test asan asan-test tsan tsan-test fuzz bench deps clean
+.PHONY: all build run test san asan asan-test tsan tsan-test fuzz bench deps clean
 
 all: build
 
@@ -26,10 +26,19 @@ build:
 run: deps build
 	exec ./$(BUILD_DIR)/vireo-server --port $(PORT)
 
+# Every test: Release and sanitizer builds, unit, integration, differential and fuzz tests; see
+# scripts/test-all.sh for the order.
 test: deps build
-	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
-	FUZZ_DIR=$(FUZZ_DIR) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_SEED=1 JOBS=$(JOBS) \
-	  bash scripts/fuzz.sh
+	BUILD_DIR=$(BUILD_DIR) FUZZ_DIR=$(FUZZ_DIR) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) JOBS=$(JOBS) \
+	  bash scripts/test-all.sh
+
+# The sanitizer build: clang-14 with ASan + UBSan (alignment included, every report fatal) over
+# everything, the libFuzzer targets included. One build serves the tests and the fuzzers.
+san:
+	@test -f $(FUZZ_DIR)/build.ninja || \
+	  cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIREO_FUZZ=ON \
+	    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
+	ninja -C $(FUZZ_DIR) -j$(JOBS)
 
 asan:
 	@test -f $(ASAN_DIR)/build.ninja || \
@@ -49,8 +58,8 @@ tsan-test: deps tsan
 	VIREO_SERVER=$(TSAN_DIR)/vireo-server VIREO_CLI=$(TSAN_DIR)/vireo-cli VIREO_IO_THREADS=4 \
 	  /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration
 
-# clang build of the core with ASan + UBSan and the tests/fuzz/ targets; see scripts/fuzz.sh.
-fuzz: deps
+# Runs the tests/fuzz/ targets of the sanitizer build; see scripts/fuzz.sh.
+fuzz: deps san
 	FUZZ_DIR=$(FUZZ_DIR) FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) bash scripts/fuzz.sh
 
 bench: deps build
