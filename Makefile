@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 ASAN_DIR  ?= build-asan
 TSAN_DIR  ?= build-tsan
 FUZZ_DIR  ?= build-fuzz
-# Cross builds run under qemu-user (scripts/arm-check.sh): aarch64 in `make test`, armhf apart.
+# Cross builds run under qemu-user (scripts/arm-check.sh): make test-arm, make test-armhf.
 ARM_DIR   ?= build-aarch64
 ARMHF_DIR ?= build-armhf
 # libFuzzer seconds per target: `make fuzz`, and the bounded run at the end of `make test`
@@ -20,7 +20,8 @@ DESTDIR   ?=
 ALLOCATOR ?=
 ALLOCATOR_ARG = $(if $(ALLOCATOR),-DVIREO_ALLOCATOR=$(ALLOCATOR))
 
-.PHONY: all build run test test-armhf asan asan-test tsan tsan-test fuzz bench deps clean install
+.PHONY: all build run test san test-arm test-armhf asan asan-test tsan tsan-test fuzz bench deps \
+        clean install
 
 all: build
 
@@ -37,14 +38,29 @@ build:
 run: deps build
 	exec ./$(BUILD_DIR)/vireo-server --port $(PORT)
 
+# Every test: Release and sanitizer builds, unit, integration, differential and fuzz tests; see
+# scripts/test-all.sh for the order.
 test: deps build
-	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
-	FUZZ_DIR=$(FUZZ_DIR) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_SEED=1 JOBS=$(JOBS) \
-	  bash scripts/fuzz.sh
+	BUILD_DIR=$(BUILD_DIR) FUZZ_DIR=$(FUZZ_DIR) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) JOBS=$(JOBS) \
+	  bash scripts/test-all.sh
+
+# The sanitizer build: clang-14 with ASan + UBSan (alignment included, every report fatal) over
+# everything, the libFuzzer targets included. One build serves the tests and the fuzzers.
+san:
+	@test -f $(FUZZ_DIR)/build.ninja || \
+	  cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIREO_FUZZ=ON \
+	    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
+	ninja -C $(FUZZ_DIR) -j$(JOBS)
+
+# ARM: the cross build, its unit tests and a smoke test under qemu (scripts/arm-check.sh), for
+# aarch64 and 32-bit armhf. Outside `make test`: the cross build alone takes about 10 minutes
+# on two cores, more than CI's budget leaves.
+test-arm:
+	@bash scripts/install-deps.sh arm
 	ARM_DIR=$(ARM_DIR) JOBS=$(JOBS) bash scripts/arm-check.sh arm64
 
-# 32-bit ARM (armhf): the same cross build, unit tests and smoke test, outside `make test`.
-test-armhf: deps
+test-armhf:
+	@bash scripts/install-deps.sh arm
 	ARM_DIR=$(ARMHF_DIR) JOBS=$(JOBS) bash scripts/arm-check.sh armhf
 
 asan:
@@ -65,8 +81,8 @@ tsan-test: deps tsan
 	VIREO_SERVER=$(TSAN_DIR)/vireo-server VIREO_CLI=$(TSAN_DIR)/vireo-cli VIREO_IO_THREADS=4 \
 	  /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration
 
-# clang build of the core with ASan + UBSan and the tests/fuzz/ targets; see scripts/fuzz.sh.
-fuzz: deps
+# Runs the tests/fuzz/ targets of the sanitizer build; see scripts/fuzz.sh.
+fuzz: deps san
 	FUZZ_DIR=$(FUZZ_DIR) FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) bash scripts/fuzz.sh
 
 bench: deps build

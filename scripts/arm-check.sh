@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: arm-check.sh [arm64|armhf]   (arm64 by default; `make test` runs it, `make test-armhf`
+# Usage: arm-check.sh [arm64|armhf]   (arm64 by default; `make test-arm` runs it, `make test-armhf`
 # runs the 32-bit one)
 # Cross-builds vireo-server and the unit tests for ARM with Debian's g++-<triplet> against the
 # target libraries of scripts/arm-sysroot.sh (allocator: libc, the ARM default), runs every

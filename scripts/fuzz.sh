@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz/*_fuzzer.cc: clang, ASan + UBSan over the whole core) in
-# their own build dir and runs each for FUZZ_SECONDS, starting from its committed seed corpus
-# tests/fuzz/corpus/<target>/ (small interesting inputs, and every crash input once fixed, so each
-# run first replays them all as regression tests). FUZZ_SECONDS=0 only replays the corpora.
-# New inputs the fuzzer finds go to $FUZZ_DIR/corpus/<target>/ (kept between runs, not
-# committed); a crash is saved as $FUZZ_DIR/artifacts/<target>-crash-<sha1> and fails the run.
+# the sanitizer build dir (`make san` configures it) and runs each for FUZZ_SECONDS, starting from
+# its committed seed corpus tests/fuzz/corpus/<target>/ (small interesting inputs, and every crash
+# input once fixed, so each run first replays them all as regression tests). FUZZ_SECONDS=0 only
+# replays the corpora. New inputs the fuzzer finds go to $FUZZ_DIR/corpus/<target>/ (kept between
+# runs, not committed); a crash is saved as $FUZZ_DIR/artifacts/<target>-crash-<sha1> and fails
+# the run.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,8 +15,8 @@ seconds=${FUZZ_SECONDS:-300}
 jobs=${JOBS:-2}
 
 if [[ ! -f $build/build.ninja ]]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIREO_FUZZ=ON \
-    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
+  echo "fuzz: $build is not configured; run \`make san\` (the sanitizer build) first" >&2
+  exit 1
 fi
 start=$(date +%s)
 ninja -C "$build" -j"$jobs" fuzzers

@@ -16,6 +16,10 @@ PACKAGES=(
   procps iproute2 util-linux # ps/pkill, ss, taskset
   openssl                    # tests/integration/test_tls.py makes its certificates
 )
+# `install-deps.sh arm`: the cross compilers and qemu for make test-arm / test-armhf.
+if [[ ${1:-} == arm ]]; then
+  PACKAGES+=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user-static)
+fi
 
 if [[ $(id -u) -eq 0 ]]; then
   SUDO=()

@@ -128,6 +128,9 @@ TEST(Value, EncodingsFollowValkey) {
   SetStringValue(e, "12345");
   EXPECT_EQ(e->encoding(), Encoding::kInt);
   SetStringValue(e, "012");
+  EXPECT_EQ(e->encoding(), Encoding::kInlineStr);
+  EXPECT_STREQ(EncodingName(e->encoding()), "embstr");
+  SetStringValue(e, "0123456789");
   EXPECT_EQ(e->encoding(), Encoding::kEmbStr);
   SetStringValue(e, std::string(44, 'x'));
   EXPECT_EQ(e->encoding(), Encoding::kEmbStr);
@@ -160,13 +163,15 @@ TEST(Value, ShortStringsConvertToRawOnAppendAndCopy) {
   Entry* copy = CopyEntry(e, "k2");
   char buf[24];
   EXPECT_EQ(StringValue(copy, buf), "value:123456");
-  SetStringValue(e, "short");  // reuses the allocation
+  SetStringValue(e, "shortish");  // reuses the allocation
+  EXPECT_EQ(StringValue(e, buf), "shortish");
+  SetStringValue(e, "short");
   EXPECT_EQ(StringValue(e, buf), "short");
   AppendToString(e, "er");
   EXPECT_EQ(e->encoding(), Encoding::kRaw);
   EXPECT_EQ(StringValue(e, buf), "shorter");
   SetNonIntStringValue(e, "2");
-  EXPECT_EQ(e->encoding(), Encoding::kEmbStr);
+  EXPECT_EQ(e->encoding(), Encoding::kInlineStr);
   EXPECT_EQ(StringLength(e), 1u);
   SetStringValue(e, std::string(100, 'y'));
   EXPECT_EQ(e->encoding(), Encoding::kRaw);
@@ -175,6 +180,47 @@ TEST(Value, ShortStringsConvertToRawOnAppendAndCopy) {
   EXPECT_EQ(StringValue(e, buf), std::string(44, 'z'));
   FreeEntry(e);
   FreeEntry(copy);
+}
+
+}  // namespace
+}  // namespace vireo
+
+namespace vireo {
+namespace {
+
+// Values of up to 7 bytes live in the entry's value word: no allocation, "embstr" to clients.
+TEST(Value, TinyStringsLiveInTheEntry) {
+  Entry* bare = NewEntry("key:00000001");
+  Entry* e = NewEntry("key:00000001");
+  char buf[24];
+  for (std::string_view v : {"", "x", "abc", "abcdefg"}) {
+    SetStringValue(e, v);
+    EXPECT_EQ(e->encoding(), Encoding::kInlineStr) << v;
+    EXPECT_EQ(StringValue(e, buf), v);
+    EXPECT_EQ(StringLength(e), v.size());
+    EXPECT_EQ(EntryMemory(e), EntryMemory(bare));
+  }
+  SetStringValue(e, "abcdefgh");  // one byte too many
+  EXPECT_EQ(e->encoding(), Encoding::kEmbStr);
+  SetStringValue(e, "tiny");
+  EXPECT_EQ(e->encoding(), Encoding::kInlineStr);
+  Entry* copy = CopyEntry(e, "k2");
+  EXPECT_EQ(copy->encoding(), Encoding::kInlineStr);
+  EXPECT_EQ(StringValue(copy, buf), "tiny");
+  Entry* moved = RekeyEntry(copy, "k3");
+  EXPECT_EQ(StringValue(moved, buf), "tiny");
+  EXPECT_EQ(AppendToString(e, "-more"), 9u);
+  EXPECT_EQ(e->encoding(), Encoding::kRaw);
+  EXPECT_EQ(StringValue(e, buf), "tiny-more");
+  SetStringValue(e, "ab");
+  EXPECT_EQ(SetRangeInString(e, 4, "z"), 5u);
+  EXPECT_EQ(StringValue(e, buf), std::string("ab\0\0z", 5));
+  SetStringValue(e, "7bytes!");
+  SetIntValue(e, 5);  // frees nothing it does not own
+  EXPECT_EQ(e->encoding(), Encoding::kInt);
+  FreeEntry(e);
+  FreeEntry(moved);
+  FreeEntry(bare);
 }
 
 }  // namespace

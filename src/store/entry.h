@@ -18,6 +18,7 @@ enum class Encoding : uint8_t {
   kHashTable,
   kSkipList,
   kStream,
+  kInlineStr,  // string of up to 7 bytes in the entry's value word (reported as "embstr")
 };
 
 // A short string's bytes (embstr encoding): one length byte, no capacity, so a 12-byte value
@@ -25,6 +26,15 @@ enum class Encoding : uint8_t {
 struct ShortStr {
   uint8_t len;
   char data[];
+  std::string_view View() const { return {data, len}; }
+};
+
+// A string of up to 7 bytes kept in the entry's 8-byte value word (kInlineStr): length byte,
+// then the bytes. Most small values (flags, counters as text, short codes) need no allocation.
+struct InlineStr {
+  static constexpr size_t kMax = 7;
+  uint8_t len;
+  char data[kMax];
   std::string_view View() const { return {data, len}; }
 };
 
@@ -45,6 +55,7 @@ struct Entry {
   union {
     int64_t ival;      // Encoding::kInt
     ShortStr* sstr;    // kEmbStr
+    InlineStr istr;    // kInlineStr
     StrBlob* str;      // kRaw
     void* obj;         // collections (owned; freed by FreeValue)
   };
@@ -64,5 +75,6 @@ struct Entry {
 };
 
 static_assert(sizeof(Entry) == 32, "Entry header must stay 32 bytes");
+static_assert(sizeof(InlineStr) == 8, "an inline string fills the value word exactly");
 
 }  // namespace vireo

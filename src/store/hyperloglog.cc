@@ -65,10 +65,13 @@ void ForEachRun(std::string_view v, Fn&& fn) {
 // Dense registers: 6 bits each, register i starting at bit 6*i counted from the least
 // significant bit of the first register byte.
 
+// A register starting at bit 0 or 2 of its byte lies inside it; only the others spill into the
+// next byte. The last register (starting at bit 2 of the last byte) must not touch the byte
+// after the value: a raw string has no terminator to absorb it.
 inline uint8_t GetRegister(const uint8_t* regs, int i) {
   const size_t byte = static_cast<size_t>(i) * 6 / 8;
   const unsigned fb = (static_cast<unsigned>(i) * 6) & 7;
-  const unsigned b0 = regs[byte], b1 = regs[byte + 1];
+  const unsigned b0 = regs[byte], b1 = fb > 2 ? regs[byte + 1] : 0;
   return static_cast<uint8_t>(((b0 >> fb) | (b1 << (8 - fb))) & 63);
 }
 
@@ -77,8 +80,10 @@ inline void PutRegister(uint8_t* regs, int i, uint8_t value) {
   const unsigned fb = (static_cast<unsigned>(i) * 6) & 7;
   const unsigned fb8 = 8 - fb;
   regs[byte] = static_cast<uint8_t>((regs[byte] & ~(63u << fb)) | (unsigned{value} << fb));
-  regs[byte + 1] =
-      static_cast<uint8_t>((regs[byte + 1] & ~(63u >> fb8)) | (unsigned{value} >> fb8));
+  if (fb > 2) {
+    regs[byte + 1] =
+        static_cast<uint8_t>((regs[byte + 1] & ~(63u >> fb8)) | (unsigned{value} >> fb8));
+  }
 }
 
 inline uint8_t* DenseRegs(char* v) { return reinterpret_cast<uint8_t*>(v) + kHeaderSize; }

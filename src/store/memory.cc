@@ -12,6 +12,19 @@
 #include <jemalloc/jemalloc.h>
 #endif
 
+// Under AddressSanitizer malloc is ASan's, which glibc's mallinfo2 does not see: its own
+// statistics give used_memory instead (sanitizer builds, where maxmemory is tested too).
+#if defined(__SANITIZE_ADDRESS__)
+#define VIREO_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VIREO_ASAN 1
+#endif
+#endif
+#ifdef VIREO_ASAN
+#include <sanitizer/allocator_interface.h>
+#endif
+
 namespace vireo {
 namespace {
 
@@ -50,6 +63,8 @@ size_t UsedMemory() {
   sz = sizeof(allocated);
   if (mallctl("stats.allocated", &allocated, &sz, nullptr, 0) == 0) return allocated;
   return 0;
+#elif defined(VIREO_ASAN)
+  return __sanitizer_get_current_allocated_bytes();
 #else
   struct mallinfo2 mi = mallinfo2();
   return mi.uordblks + mi.hblkhd;

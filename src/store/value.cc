@@ -30,13 +30,24 @@ ShortStr* NewShort(std::string_view s) {
   return b;
 }
 
+// True when e's string bytes are in an allocation of their own (embstr or raw).
 bool IsStringBlob(const Entry* e) {
-  return e->type() == ObjType::kString && e->encoding() != Encoding::kInt;
+  return e->type() == ObjType::kString && e->encoding() != Encoding::kInt &&
+         e->encoding() != Encoding::kInlineStr;
 }
 
-// Stores s as a fresh (non-int) string: embstr up to 44 bytes, raw beyond.
+void StoreInline(Entry* e, std::string_view s) {
+  e->istr.len = static_cast<uint8_t>(s.size());
+  if (!s.empty()) memcpy(e->istr.data, s.data(), s.size());
+  e->SetType(ObjType::kString, Encoding::kInlineStr);
+}
+
+// Stores s as a fresh (non-int) string: in the entry up to 7 bytes, embstr up to 44, raw beyond.
+// Call on an entry whose value is freed.
 void StoreFreshString(Entry* e, std::string_view s) {
-  if (s.size() <= kEmbStrMax) {
+  if (s.size() <= InlineStr::kMax) {
+    StoreInline(e, s);
+  } else if (s.size() <= kEmbStrMax) {
     e->sstr = NewShort(s);
     e->SetType(ObjType::kString, Encoding::kEmbStr);
   } else {
@@ -52,6 +63,10 @@ StrBlob* EnsureRaw(Entry* e, size_t need) {
     size_t n = FormatInt64To(buf, e->ival);
     size_t cap = need > n ? need : n;
     e->str = NewBlob(std::string_view(buf, n), cap + cap / 2);
+  } else if (e->encoding() == Encoding::kInlineStr) {
+    InlineStr old = e->istr;
+    size_t cap = need > old.len ? need : old.len;
+    e->str = NewBlob(old.View(), cap + cap / 2);
   } else if (e->encoding() == Encoding::kEmbStr) {
     ShortStr* old = e->sstr;
     size_t cap = need > old->len ? need : old->len;
@@ -85,7 +100,7 @@ Entry* NewEntry(std::string_view key) {
 void FreeValue(Entry* e) {
   switch (e->type()) {
     case ObjType::kString:
-      if (e->encoding() != Encoding::kInt) ZFree(e->str);
+      if (IsStringBlob(e)) ZFree(e->str);
       break;
     default:
       // Collections register their destructors as they land (see FreeCollection).
@@ -113,8 +128,8 @@ Entry* CopyEntry(const Entry* src, std::string_view new_key) {
   e->SetLru(NewAccessClock());
   switch (src->type()) {
     case ObjType::kString:
-      if (src->encoding() == Encoding::kInt) {
-        e->ival = src->ival;
+      if (src->encoding() == Encoding::kInt || src->encoding() == Encoding::kInlineStr) {
+        e->ival = src->ival;  // the whole value word
       } else if (src->encoding() == Encoding::kEmbStr) {
         e->sstr = NewShort(src->sstr->View());
       } else {
@@ -147,6 +162,11 @@ void SetStringValue(Entry* e, std::string_view s) {
   }
   // Overwriting a string whose allocation fits the new value (without wasting much) reuses it,
   // so SET over an existing key allocates nothing.
+  if (s.size() <= InlineStr::kMax) {
+    FreeValue(e);
+    StoreInline(e, s);
+    return;
+  }
   if (s.size() <= kEmbStrMax && e->type() == ObjType::kString &&
       e->encoding() == Encoding::kEmbStr) {
     size_t room = ZMallocSize(e->sstr) - sizeof(ShortStr);
@@ -185,6 +205,7 @@ void SetRawStringValue(Entry* e, std::string_view s) {
 
 std::string_view StringValue(const Entry* e, char* buf) {
   if (e->encoding() == Encoding::kInt) return std::string_view(buf, FormatInt64To(buf, e->ival));
+  if (e->encoding() == Encoding::kInlineStr) return e->istr.View();
   if (e->encoding() == Encoding::kEmbStr) return e->sstr->View();
   return e->str->View();
 }
@@ -194,6 +215,7 @@ size_t StringLength(const Entry* e) {
     char buf[24];
     return FormatInt64To(buf, e->ival);
   }
+  if (e->encoding() == Encoding::kInlineStr) return e->istr.len;
   if (e->encoding() == Encoding::kEmbStr) return e->sstr->len;
   return e->str->len;
 }
@@ -239,7 +261,8 @@ const char* TypeName(ObjType t) {
 const char* EncodingName(Encoding e) {
   switch (e) {
     case Encoding::kInt: return "int";
-    case Encoding::kEmbStr: return "embstr";
+    case Encoding::kEmbStr:
+    case Encoding::kInlineStr: return "embstr";
     case Encoding::kRaw: return "raw";
     case Encoding::kListPack: return "listpack";
     case Encoding::kQuickList: return "quicklist";

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -263,6 +265,35 @@ TEST_F(HyperLogLogCommandsTest, MergeAndDebug) {
   EXPECT_EQ(Run({"pfmerge", "fresh"}), kOk);
   EXPECT_EQ(Run({"pfcount", "fresh"}), Int(0));
   EXPECT_EQ(Run({"pfselftest"}), kOk);
+}
+
+}  // namespace
+}  // namespace vireo
+
+namespace vireo {
+namespace {
+
+// The last dense register sits in the last byte's top six bits: reading or writing it must not
+// touch the byte after the value (a heap overflow under ASan when the value is sized exactly,
+// as a raw string is).
+TEST(HyperLogLogDense, LastRegisterStaysInsideTheValue) {
+  std::string dense = hll::MakeEmpty();
+  ASSERT_TRUE(hll::ToDense(&dense));
+  std::unique_ptr<char[]> v(new char[dense.size()]);
+  std::memcpy(v.get(), dense.data(), dense.size());
+  std::string element;
+  for (int n = 0;; ++n) {
+    element = "e" + std::to_string(n);
+    int index;
+    uint8_t value;
+    hll::HashElement(element, &index, &value);
+    if (index == hll::kRegisters - 1) break;
+  }
+  EXPECT_TRUE(hll::DenseAdd(v.get(), element));
+  EXPECT_GT(hll::DenseRegister(v.get(), hll::kRegisters - 1), 0);
+  uint64_t card = 0;
+  EXPECT_TRUE(hll::Count(std::string_view(v.get(), dense.size()), &card));
+  EXPECT_EQ(card, 1u);
 }
 
 }  // namespace
