@@ -9,7 +9,7 @@ ARMHF_DIR ?= build-armhf
 # libFuzzer seconds per target: `make fuzz`, and the bounded run at the end of `make test`
 # (0 there only replays the committed corpora).
 FUZZ_SECONDS      ?= 300
-FUZZ_TEST_SECONDS ?= 20
+FUZZ_TEST_SECONDS ?= 10
 JOBS      ?= 2
 PORT      ?= 6379
 # make install: PREFIX=/usr puts the config in /etc/vireo, any other prefix in $(PREFIX)/etc/vireo.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test, as `make test` runs it after `make deps build`:
-#  1. the Release build's unit tests, integration suite (io-threads 1) and differential tests;
+#  1. the Release build's unit tests and integration suite (io-threads 1);
 #  2. the sanitizer build (`make san`: clang-14, ASan + UBSan with alignment, every report fatal)
 #     runs the unit tests, the integration suite with io-threads 4 and the differential tests;
 #  3. each libFuzzer target for FUZZ_SECONDS from its seed corpus (scripts/fuzz.sh).
@@ -22,7 +22,7 @@ san_pid=$!
 trap 'kill $san_pid 2>/dev/null || true' EXIT
 
 release_status=0
-(cd "$build" && ctest --output-on-failure -j"$jobs" -E '^integration_io_threads$') ||
+(cd "$build" && ctest --output-on-failure -j"$jobs" -E '^(integration_io_threads|compat)$') ||
   release_status=$?
 echo "test-all: Release tests took $(($(date +%s) - start)) s (status $release_status)"
 
@@ -39,5 +39,5 @@ step=$(date +%s)
 (cd "$san" && ctest --output-on-failure -j"$jobs" -E '^integration$')
 echo "test-all: sanitizer tests took $(($(date +%s) - step)) s"
 
-FUZZ_DIR=$san FUZZ_SECONDS=${FUZZ_SECONDS:-20} FUZZ_SEED=1 JOBS=$jobs bash scripts/fuzz.sh
+FUZZ_DIR=$san FUZZ_SECONDS=${FUZZ_SECONDS:-10} FUZZ_SEED=1 JOBS=$jobs bash scripts/fuzz.sh
 echo "test-all: all tests passed in $(($(date +%s) - start)) s"
