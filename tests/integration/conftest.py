@@ -241,10 +241,26 @@ def _die_with_parent():
         pass
 
 
-def free_port():
+def _bindable(port):
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
+        try:
+            s.bind((HOST, port))
+            return True
+        except OSError:
+            return False
+
+
+def free_port():
+    """A free port whose cluster bus port (port + 10000) is free too, so a cluster node started
+    on it does not abort on a bus port some other socket holds."""
+    port = 0
+    for _ in range(100):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind((HOST, 0))
+            port = s.getsockname()[1]
+        if port + 10000 <= 65535 and _bindable(port + 10000):
+            return port
+    return port
 
 
 def _listening_inodes(port):
