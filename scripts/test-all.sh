@@ -3,9 +3,13 @@
 #  1. the Release build's unit tests and integration suite (io-threads 1);
 #  2. the sanitizer build (`make san`: clang-14, ASan + UBSan with alignment, every report fatal)
 #     runs the unit tests, the integration suite with io-threads 4 and the differential tests;
-#  3. each libFuzzer target for FUZZ_SECONDS from its seed corpus (scripts/fuzz.sh).
+#  3. each libFuzzer target for FUZZ_SECONDS from its seed corpus (scripts/fuzz.sh);
+#  4. with ARM_CHECK=1 (`make test ARM_CHECK=1`), the aarch64 cross build (scripts/arm-check.sh:
+#     unity build at -O1) runs its unit tests and a smoke test under qemu-user.
 # The sanitizer build compiles at the lowest CPU priority while step 1 runs: those tests spend
 # much of their time waiting on sockets and child processes, and CI machines have two cores.
+# The aarch64 build (and its compiler and qemu packages), likewise, from the end of the sanitizer
+# build on: it gets the CPU the sanitizer tests and the fuzzers (one at a time) leave idle.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -14,6 +18,7 @@ san=${FUZZ_DIR:-build-fuzz}
 jobs=${JOBS:-2}
 mkdir -p "$san"
 san_log=$san/san-build.log
+arm=${ARM_DIR:-build-aarch64}
 
 start=$(date +%s)
 nice -n 19 make --no-print-directory san FUZZ_DIR="$san" JOBS="$jobs" >"$san_log" 2>&1 &
@@ -26,18 +31,40 @@ release_status=0
   release_status=$?
 echo "test-all: Release tests took $(($(date +%s) - start)) s (status $release_status)"
 
-if ! wait $san_pid; then
-  echo "test-all: the sanitizer build failed:" >&2
-  tail -n 80 "$san_log" >&2
+# await PID WHAT LOG: waits for a background build; when it failed, shows its log and stops.
+await() {
+  wait "$1" && return 0
+  echo "test-all: the $2 failed:" >&2
+  tail -n 80 "$3" >&2
   exit 1
-fi
+}
+await $san_pid "sanitizer build" "$san_log"
 trap - EXIT
 echo "test-all: sanitizer build done after $(($(date +%s) - start)) s"
 [[ $release_status -eq 0 ]] || exit "$release_status"
+
+arm_pid=
+if [[ ${ARM_CHECK:-0} == 1 ]]; then
+  mkdir -p "$arm"
+  # Its own process group (setsid), so that stopping it stops its compilers too.
+  ARM_DIR=$arm JOBS=$jobs setsid nice -n 19 bash -c \
+    'bash scripts/install-deps.sh arm64 && bash scripts/arm-check.sh arm64 build' \
+    >"$arm/arm-build.log" 2>&1 &
+  arm_pid=$!
+  trap 'kill -- -$arm_pid 2>/dev/null || true' EXIT
+fi
 
 step=$(date +%s)
 (cd "$san" && ctest --output-on-failure -j"$jobs" -E '^integration$')
 echo "test-all: sanitizer tests took $(($(date +%s) - step)) s"
 
 FUZZ_DIR=$san FUZZ_SECONDS=${FUZZ_SECONDS:-10} FUZZ_SEED=1 JOBS=$jobs bash scripts/fuzz.sh
+
+if [[ -n $arm_pid ]]; then
+  step=$(date +%s)
+  await $arm_pid "aarch64 build" "$arm/arm-build.log"
+  trap - EXIT
+  echo "test-all: aarch64 build done $(($(date +%s) - step)) s after the fuzzers"
+  ARM_DIR=$arm JOBS=$jobs bash scripts/arm-check.sh arm64
+fi
 echo "test-all: all tests passed in $(($(date +%s) - start)) s"

@@ -23,6 +23,7 @@
 #include "server/eviction.h"
 #include "replication/replication.h"
 #include "server/server.h"
+#include "server/supervise.h"
 #include "store/lazy_free.h"
 #include "store/memory.h"
 
@@ -105,7 +106,7 @@ void RenderServer(Server& server, std::string* out) {
   Line(out, "gcc_version:0.0.0");
 #endif
   Line(out, "process_id:%d", static_cast<int>(getpid()));
-  Line(out, "process_supervised:no");
+  Line(out, "process_supervised:%s", SupervisionName());
   Line(out, "run_id:%s", server.run_id().c_str());
   Line(out, "tcp_port:%d", server.tcp_port());
   Line(out, "server_time_usec:%lld", static_cast<long long>(now_us));

@@ -100,8 +100,8 @@ int64_t AnonHugePagesKb() {
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("AnonHugePages:", 0) == 0) {
-      int64_t kb = 0;
-      sscanf(line.c_str() + 14, "%ld", &kb);
+      long long kb = 0;  // %lld: int64_t is long on x86-64 but long long on armhf
+      sscanf(line.c_str() + 14, "%lld", &kb);
       return kb;
     }
   }

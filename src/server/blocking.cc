@@ -10,8 +10,10 @@ namespace vireo {
 namespace {
 
 // As Valkey: milliseconds rounded up, then range checks so now + timeout cannot overflow.
+// The limit is 2^63, not INT64_MAX: where long double is a plain double (armhf), INT64_MAX
+// rounds up to 2^63, which would pass `>` and then overflow the conversion to int64_t.
 bool DeadlineFrom(long double ms, int64_t now_ms, int64_t* deadline_ms, std::string* error) {
-  if (ms > static_cast<long double>(INT64_MAX)) {
+  if (std::ceil(ms) >= 0x1p63L) {
     *error = "timeout is out of range";
     return false;
   }

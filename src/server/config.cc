@@ -64,6 +64,7 @@ std::vector<Directive> BuildDirectives() {
       {"events-per-io-thread", Kind::kInt, &Config::events_per_io_thread, 0, INT_MAX},
       {"prefetch-batch-max-size", Kind::kInt, &Config::prefetch_batch_max_size, 0, 128},
       {"metrics-port", Kind::kInt, &Config::metrics_port, 0, 65535, nullptr, true},
+      {"metrics-bind", Kind::kBind, {}, 0, 0, nullptr, true},
       {"databases", Kind::kInt, &Config::databases, 1, INT_MAX, nullptr, true},
       {"hz", Kind::kInt, &Config::hz, 0, INT_MAX},
       {"daemonize", Kind::kBool, &Config::daemonize, 0, 0, nullptr, true},
@@ -299,6 +300,10 @@ std::string ApplyDirective(Config* config, const Directive& d,
       while (in >> w) addrs.push_back(w);
     }
     if (addrs.size() > 16) return "Too many bind addresses specified.";
+    if (std::strcmp(d.name, "metrics-bind") == 0) {
+      config->metrics_bind = addrs;
+      return "";
+    }
     config->bind = addrs;
     config->bind_explicit = true;
     return "";
@@ -414,7 +419,7 @@ std::string FormatValue(const Config& config, const Directive& d) {
     case Kind::kSave:
       return FormatSave(config.save);
     case Kind::kBind:
-      return Join(config.bind);
+      return Join(std::strcmp(d.name, "metrics-bind") == 0 ? config.metrics_bind : config.bind);
     case Kind::kOutputLimits:
       return FormatOutputBufferLimits(config.client_obuf_limits);
     case Kind::kPercentiles:
@@ -621,7 +626,7 @@ std::vector<std::string> RenderDirective(const Config& config, const Directive& 
                       value.find(' ') != std::string::npos);
   bool quoted = d.kind == Kind::kString ||
                 (d.kind == Kind::kGeneric && d.generic_kind == GenericKind::kString);
-  if (list_valued) return {name + " " + value};
+  if (list_valued && !value.empty()) return {name + " " + value};  // metrics-bind "": unset
   return {name + " " + (quoted || value.empty() ? QuoteArg(value) : value)};
 }
 

@@ -39,6 +39,8 @@ struct Config {
   // Vireo's own: HTTP port of the Prometheus endpoint on the bind addresses; 0 = off
   // (server/metrics_endpoint.h).
   int64_t metrics_port = 0;
+  // Vireo's own: the addresses the metrics endpoint listens on; empty: the bind addresses
+  std::vector<std::string> metrics_bind;
   // General
   int64_t databases = 16;
   int64_t hz = 10;

@@ -117,7 +117,7 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"shutdown-timeout", "10", GenericKind::kInt, false, 0, kMax32},
     {"socket-mark-id", "0", GenericKind::kInt, true, kMin64, kMax64},
     {"stop-writes-on-bgsave-error", "yes", GenericKind::kBool, false},
-    {"supervised", "no", GenericKind::kBool, true},
+    {"supervised", "no", GenericKind::kEnum, true, 0, 0, "upstart,systemd,auto,no"},
     {"syslog-enabled", "no", GenericKind::kBool, true},
     {"syslog-facility", "local0", GenericKind::kString, true},
     {"syslog-ident", "redis", GenericKind::kString, true},

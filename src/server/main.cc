@@ -14,6 +14,7 @@
 #include "server/config.h"
 #include "server/fd_limit.h"
 #include "server/server.h"
+#include "server/supervise.h"
 #include "store/memory.h"
 
 namespace {
@@ -91,6 +92,9 @@ int main(int argc, char** argv) {
     std::ofstream pid(config.pidfile);
     pid << getpid() << "\n";
   }
+  const auto supervised = config.generic.find("supervised");
+  vireo::StartSupervision(supervised != config.generic.end() ? supervised->second : "no");
+  vireo::SupervisorStatus("Vireo is loading...");
 
   vireo::RegisterAllCommands();
   vireo::Server server(std::move(config));
@@ -106,6 +110,7 @@ int main(int argc, char** argv) {
             static_cast<long long>(server.config().port));
   LogNotice("monotonic clock: %s", clock_name);
   LogNotice("Ready to accept connections");
+  vireo::SupervisorReady();
   server.Run();
   LogNotice("Vireo is now ready to exit, bye bye...");
   return 0;

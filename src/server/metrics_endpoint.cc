@@ -276,7 +276,8 @@ bool StartMetricsEndpoint(Server& server, std::unique_ptr<MetricsEndpoint>* out,
     return InfoToExposition(InfoText(*static_cast<Server*>(obj), {"default", "commandstats"}));
   };
   auto endpoint = std::make_unique<MetricsEndpoint>(server.loop(), render, &server);
-  if (!endpoint->Listen(config.bind, static_cast<int>(config.metrics_port), error)) return false;
+  const auto& addrs = config.metrics_bind.empty() ? config.bind : config.metrics_bind;
+  if (!endpoint->Listen(addrs, static_cast<int>(config.metrics_port), error)) return false;
   *out = std::move(endpoint);
   return true;
 }

@@ -31,6 +31,7 @@
 #include "server/metrics_endpoint.h"
 #include "server/notify.h"
 #include "server/redact.h"
+#include "server/supervise.h"
 #include "store/hash_field_expire.h"
 #include "store/lazy_free.h"
 #include "store/memory.h"
@@ -635,6 +636,7 @@ void Server::ShutdownOnSignal() {
 }
 
 void Server::RequestShutdown(int exit_code) {
+  if (!shutdown_requested_) SupervisorStopping();
   shutdown_requested_ = true;
   exit_code_ = exit_code;
   loop_.Stop();

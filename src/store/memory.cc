@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "store/malloc_count.h"
+
 #ifdef VIREO_USE_JEMALLOC
 #include <jemalloc/jemalloc.h>
 #endif
@@ -65,12 +67,15 @@ size_t UsedMemory() {
   return 0;
 #elif defined(VIREO_ASAN)
   return __sanitizer_get_current_allocated_bytes();
+#elif defined(VIREO_COUNT_MALLOC)
+  return CountedMallocBytes();
 #else
   struct mallinfo2 mi = mallinfo2();
   return mi.uordblks + mi.hblkhd;
 #endif
 }
 
+#ifndef VIREO_COUNT_MALLOC
 namespace {
 
 struct ThreadCounters {
@@ -82,6 +87,7 @@ ThreadCounters g_tracked[kMaxTrackedThreads];
 std::atomic<int> g_tracked_count{0};
 
 }  // namespace
+#endif
 
 bool TrackThreadAllocations() {
 #ifdef VIREO_USE_JEMALLOC
@@ -102,12 +108,17 @@ bool TrackThreadAllocations() {
   g_tracked_count.store(i + 1, std::memory_order_release);
   tracked = true;
   return true;
+#elif defined(VIREO_COUNT_MALLOC)
+  return CountTrackThread();
 #else
   return false;
 #endif
 }
 
 bool TrackedAllocationBalance(int64_t* balance) {
+#ifdef VIREO_COUNT_MALLOC
+  return CountedTrackedBalance(balance);
+#else
   const int n = g_tracked_count.load(std::memory_order_acquire);
   if (n == 0) return false;
   uint64_t sum = 0;
@@ -118,6 +129,7 @@ bool TrackedAllocationBalance(int64_t* balance) {
   }
   *balance = static_cast<int64_t>(sum);
   return true;
+#endif
 }
 
 void FlushThreadCache() {

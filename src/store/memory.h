@@ -14,11 +14,12 @@ void* ZMalloc(size_t n);          // aborts with a log line when out of memory
 void* ZRealloc(void* p, size_t n);
 void ZFree(void* p);
 size_t ZMallocSize(void* p);      // usable size of an allocation
-// Bytes currently allocated by the process (jemalloc's stats.allocated, or our count).
+// Bytes currently allocated by the process (jemalloc's stats.allocated, or our count of
+// glibc's blocks, see store/malloc_count.h).
 size_t UsedMemory();
 // Adds the calling thread, which must live as long as the process (the execution thread, the
 // I/O threads), to those whose allocations TrackedAllocationBalance sums. False without
-// jemalloc. Tracking a thread again is a no-op.
+// per-thread counters (jemalloc's, or ours with libc). Tracking a thread again is a no-op.
 bool TrackThreadAllocations();
 // Bytes allocated minus bytes freed by the tracked threads since they started (jemalloc keeps
 // the totals per thread; reading them is a load each). Values move between threads (an I/O

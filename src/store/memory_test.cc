@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <future>
 #include <string>
 #include <thread>
+
+#include "store/malloc_count.h"
 
 namespace vireo {
 namespace {
@@ -12,7 +15,7 @@ namespace {
 // A block parsed on an I/O thread and freed by the execution thread must not show as a drop
 // in usage: only the sum over both threads balances.
 TEST(TrackedAllocations, FollowValuesThatMoveBetweenThreads) {
-  if (!TrackThreadAllocations()) GTEST_SKIP() << "no per-thread counters (not jemalloc)";
+  if (!TrackThreadAllocations()) GTEST_SKIP() << "no per-thread counters (a sanitizer build)";
   EXPECT_TRUE(TrackThreadAllocations());  // again: a no-op
   // The tracked thread must outlive every reading of its counters.
   std::promise<void*> parsed;
@@ -40,7 +43,7 @@ TEST(TrackedAllocations, FollowValuesThatMoveBetweenThreads) {
   io.join();
 }
 
-// used_memory must follow the data with libc (mallinfo2) as with jemalloc (stats.allocated).
+// used_memory must follow the data with libc (our count) as with jemalloc (stats.allocated).
 TEST(UsedMemory, FollowsALargeAllocation) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "the sanitizers' allocator keeps no libc statistics";
@@ -53,6 +56,31 @@ TEST(UsedMemory, FollowsALargeAllocation) {
   EXPECT_GE(grown, before + kSize);
   ZFree(block);
   EXPECT_LE(UsedMemory(), grown - kSize);
+}
+
+// With libc, used_memory is our count of glibc's blocks (mallinfo2 was too slow to read per
+// command): it must see every caller, not only ZMalloc, and what a finished thread left.
+TEST(UsedMemory, LibcCountSeesEveryCallerAndFinishedThreads) {
+#ifndef VIREO_COUNT_MALLOC
+  GTEST_SKIP() << "jemalloc or a sanitizer keeps this figure";
+#else
+  constexpr size_t kSize = 3 << 20;
+  constexpr size_t kSlack = 64 << 10;  // what starting a thread allocates, and such
+  const size_t before = UsedMemory();
+  char* bytes = new char[kSize];
+  asm volatile("" : : "r"(bytes) : "memory");  // the pair must not be optimized away
+  EXPECT_GE(UsedMemory(), before + kSize);
+  void* block = nullptr;
+  std::thread([&] { block = std::malloc(kSize); }).join();
+  EXPECT_GE(UsedMemory(), before + 2 * kSize);
+  block = std::realloc(block, 2 * kSize);
+  EXPECT_GE(UsedMemory(), before + 3 * kSize);
+  EXPECT_LE(UsedMemory(), before + 3 * kSize + kSlack);
+  delete[] bytes;
+  std::free(block);
+  EXPECT_LE(UsedMemory(), before + kSlack);
+  EXPECT_GE(UsedMemory() + kSlack, before);
+#endif
 }
 
 TEST(AllocatorName, IsValkeysSpelling) {

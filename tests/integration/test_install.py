@@ -64,7 +64,7 @@ def test_make_install_with_prefix_usr(start_server, tmp_path):
     assert conf.read_text() == (REPO_ROOT / "vireo.conf").read_text()
     unit = stage / "usr" / "lib" / "systemd" / "system" / "vireo.service"
     assert unit_exec_start(unit)[:2] == ["/usr/bin/vireo-server", "/etc/vireo/vireo.conf"]
-    assert "Type=simple" in unit.read_text()
+    assert "Type=notify" in unit.read_text()
 
     # The installed server runs with the installed config.
     server = start_server(conf, "--port", free_port(), "--dir", tmp_path,
@@ -102,8 +102,9 @@ def test_cmake_install_with_another_prefix(tmp_path):
 def test_systemd_unit_hardening():
     text = (REPO_ROOT / "deploy" / "systemd" / "vireo.service").read_text()
     settings = dict(l.split("=", 1) for l in text.splitlines() if "=" in l and l[0] != "#")
-    # Type=notify would need sd_notify, which the server does not implement.
-    assert settings["Type"] == "simple"
+    # Type=notify: the server sends READY=1 itself (supervised systemd, test_supervised.py).
+    assert settings["Type"] == "notify"
+    assert "--supervised systemd" in settings["ExecStart"]
     for key in ("NoNewPrivileges", "ProtectSystem", "ProtectHome", "PrivateTmp",
                 "LimitNOFILE", "StateDirectory"):
         assert key in settings, key

@@ -172,6 +172,27 @@ def test_metrics_port_is_a_start_up_setting(metrics, start_server):
     assert start_server().client().config_get("metrics-port") == {"metrics-port": "0"}
 
 
+def test_metrics_bind_moves_only_the_endpoint(start_server):
+    """metrics-bind: the endpoint on its own addresses (both loopback), the data port stays on
+    bind; CONFIG GET shows it, CONFIG SET refuses it, and it is empty (bind's) by default."""
+    port = free_port()
+    server = start_server("--bind", "127.0.0.1", "--metrics-port", port,
+                          "--metrics-bind", "127.0.0.2 -::2")
+    r = server.client()
+    assert r.ping()
+    assert r.config_get("metrics-bind") == {"metrics-bind": "127.0.0.2 -::2"}
+    with pytest.raises(Exception, match="immutable"):
+        r.config_set("metrics-bind", "127.0.0.1")
+    with socket.create_connection(("127.0.0.2", port), timeout=10) as s:
+        s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+        assert s.recv(65536).startswith(b"HTTP/1.1 200 OK\r\n")
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection((HOST, port), timeout=10).close()
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.2", server.port), timeout=10).close()
+    assert start_server().client().config_get("metrics-bind") == {"metrics-bind": ""}
+
+
 def test_taken_metrics_port_stops_the_start(start_server):
     port = free_port()
     server = start_server("--port", port, "--metrics-port", port, wait=False)

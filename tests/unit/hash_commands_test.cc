@@ -1,4 +1,5 @@
 // In-process tests of the hash commands: replies, errors and encodings.
+#include <cfloat>
 #include <string>
 #include <vector>
 
@@ -115,12 +116,23 @@ TEST_F(HashCommandsTest, IncrBy) {
   EXPECT_EQ(Run({"hincrbyfloat", "h", "s", "1"}), Err("ERR hash value is not a float"));
   EXPECT_EQ(Run({"hincrbyfloat", "h", "f", "nan"}), Err("ERR value is not a valid float"));
   EXPECT_EQ(Run({"hincrbyfloat", "h", "f", "inf"}), Err("ERR value is NaN or Infinity"));
-  Run({"hset", "h", "huge", "1e308"});
-  EXPECT_EQ(Run({"hincrbyfloat", "h", "huge", "1e308"}).substr(0, 6), "$309\r\n");
   EXPECT_EQ(Run({"hincrbyfloat", "h", "f", "1e5000"}), Err("ERR value is not a valid float"));
-  Run({"hset", "h", "edge", "1e4932"});
-  EXPECT_EQ(Run({"hincrbyfloat", "h", "edge", "1e4932"}),
-            Err("ERR increment would produce NaN or Infinity"));
+}
+
+// Valkey adds in long double: its range (and so these replies) depends on the target, as
+// redis-server's do. x86-64's 80-bit and aarch64's 128-bit long double pass 1e308 + 1e308;
+// where long double is a plain double (armhf) that overflows, and 1e4932 does not parse.
+TEST_F(HashCommandsTest, IncrByFloatRangeIsLongDoubles) {
+  Run({"hset", "h", "huge", "1e308", "edge", "1e4932"});
+  if constexpr (LDBL_MAX_EXP > DBL_MAX_EXP) {
+    EXPECT_EQ(Run({"hincrbyfloat", "h", "huge", "1e308"}).substr(0, 6), "$309\r\n");
+    EXPECT_EQ(Run({"hincrbyfloat", "h", "edge", "1e4932"}),
+              Err("ERR increment would produce NaN or Infinity"));
+  } else {
+    EXPECT_EQ(Run({"hincrbyfloat", "h", "huge", "1e308"}),
+              Err("ERR increment would produce NaN or Infinity"));
+    EXPECT_EQ(Run({"hincrbyfloat", "h", "edge", "1e4932"}), Err("ERR value is not a valid float"));
+  }
 }
 
 TEST_F(HashCommandsTest, EncodingConvertsAtTheExactBoundaries) {
@@ -216,8 +228,11 @@ TEST_F(HashCommandsTest, FieldExpiry) {
   EXPECT_EQ(Run({"hexpire", "h", "100", "FIELDS", "2", "a", "zz"}), Arr({Int(1), Int(-2)}));
   EXPECT_EQ(Encoding("h"), Bulk("hashtable"));
   EXPECT_EQ(Run({"httl", "h", "FIELDS", "3", "a", "b", "zz"}), Arr({Int(100), Int(-1), Int(-2)}));
+  // Time passes between the two commands (a loaded machine or qemu: several ms).
   std::string pttl = Run({"hpttl", "h", "FIELDS", "1", "a"});
-  EXPECT_TRUE(pttl == Arr({Int(100000)}) || pttl == Arr({Int(99999)})) << pttl;
+  ASSERT_EQ(pttl.substr(0, 5), "*1\r\n:") << pttl;
+  const long long ms = std::stoll(pttl.substr(5));
+  EXPECT_TRUE(ms > 90000 && ms <= 100000) << pttl;
   EXPECT_EQ(Run({"hexpire", "h", "50", "NX", "FIELDS", "1", "a"}), Arr({Int(0)}));
   EXPECT_EQ(Run({"hexpire", "h", "50", "GT", "FIELDS", "1", "a"}), Arr({Int(0)}));
   EXPECT_EQ(Run({"hexpire", "h", "50", "LT", "FIELDS", "1", "a"}), Arr({Int(1)}));
