@@ -115,14 +115,14 @@ void SetExpireGeneric(CommandContext& ctx, const char* command, bool relative, b
     ctx.reply.Integer(0);
     return;
   }
-  if (!ConditionsAllow(conditions, e->expire_ms, when)) {
+  if (!ConditionsAllow(conditions, e->expire_ms(), when)) {
     ctx.reply.Integer(0);
     return;
   }
   if (when <= now) {
     ctx.db->Delete(key, ctx.server.config().lazyfree_lazy_expire);
   } else {
-    ctx.db->SetExpire(e, when);
+    e = ctx.db->SetExpire(e, when);
   }
   if (ctx.Propagating()) PropagateExpire(ctx, key, when, when <= now);
   ctx.KeyModified(ctx.db, key);
@@ -138,11 +138,11 @@ void ReplyTtl(CommandContext& ctx, bool ms, bool absolute) {
     ctx.reply.Integer(-2);
     return;
   }
-  if (e->expire_ms == 0) {
+  if (e->expire_ms() == 0) {
     ctx.reply.Integer(-1);
     return;
   }
-  int64_t t = absolute ? e->expire_ms : e->expire_ms - CommandTimeMs();
+  int64_t t = absolute ? e->expire_ms() : e->expire_ms() - CommandTimeMs();
   if (t < 0) t = 0;
   ctx.reply.Integer(ms ? t : (t + 500) / 1000);
 }
@@ -175,11 +175,11 @@ void CmdPExpireTime(CommandContext& ctx) { ReplyTtl(ctx, true, true); }
 void CmdPersist(CommandContext& ctx) {
   std::string_view key = ctx.arg(1);
   Entry* e = ctx.db->Find(key);
-  if (e == nullptr || e->expire_ms == 0) {
+  if (e == nullptr || e->expire_ms() == 0) {
     ctx.reply.Integer(0);
     return;
   }
-  ctx.db->SetExpire(e, 0);
+  e = ctx.db->SetExpire(e, 0);
   ctx.KeyModified(ctx.db, key);
   NotifyKeyspaceEvent(ctx, kNotifyGeneric, "persist", ctx.db, key);
   ctx.reply.Integer(1);

@@ -181,7 +181,7 @@ void CmdMigrate(CommandContext& ctx) {
   for (size_t k = 0; k < keys.size(); ++k) {
     const Entry* e = entries[k];
     int64_t ttl = 0;
-    if (e->expire_ms != 0) ttl = std::max<int64_t>(e->expire_ms - CommandTimeMs(), 1);
+    if (e->expire_ms() != 0) ttl = std::max<int64_t>(e->expire_ms() - CommandTimeMs(), 1);
     const std::string payload = DumpPayload(e, options);
     const std::string ttls = std::to_string(ttl);
     std::vector<std::string_view> cmd = {restore, keys[k], ttls, payload};

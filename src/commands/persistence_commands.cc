@@ -180,7 +180,7 @@ void CmdRestore(CommandContext& ctx) {
     return;
   }
   ctx.db->Attach(e);
-  if (ttl != 0) ctx.db->SetExpire(e, ttl);
+  if (ttl != 0) e = ctx.db->SetExpire(e, ttl);
   RestoreAccessClock(e, idle, freq);
   // A relative TTL replays as the absolute time it meant (Valkey 7 appends ABSTTL).
   if (ttl != 0 && !absttl && ctx.Propagating()) {

@@ -165,29 +165,30 @@ bool CheckStringSize(CommandContext& ctx, int64_t size, int64_t extra) {
 }
 
 // Stores value under key the way SET does: any previous value, of any type, is replaced and
-// its TTL dropped unless keep_ttl. e is key's live entry or nullptr. Returns the entry.
+// its TTL dropped unless keep_ttl. e is key's live entry or nullptr. will_expire: the caller
+// sets a TTL next, so a new entry gets room for it at once. Returns the entry.
 Entry* StoreString(CommandContext& ctx, Entry* e, std::string_view key, std::string_view value,
-                   bool keep_ttl) {
+                   bool keep_ttl, bool will_expire = false) {
   Db* db = ctx.db;
   if (e == nullptr) {
-    e = db->Add(key);
+    e = db->Add(key, will_expire);
     SetStringValue(e, value);
     return e;
   }
   if (!IsString(e) && FreeEffort(e) > kLazyFreeThreshold &&
       ctx.server.config().lazyfree_lazy_server_del) {
     // A big collection is freed in the background; the key gets a fresh entry.
-    int64_t expire_ms = e->expire_ms;
+    int64_t expire_ms = e->expire_ms();
     Entry* old = db->Detach(key);
     LazyFreeEntry(old);
-    e = db->Add(key);
+    e = db->Add(key, will_expire || (keep_ttl && expire_ms != 0));
     SetStringValue(e, value);
-    if (keep_ttl && expire_ms != 0) db->SetExpire(e, expire_ms);
+    if (keep_ttl && expire_ms != 0) e = db->SetExpire(e, expire_ms);
     return e;
   }
   // The common overwrite: the entry stays where it is and only its value changes.
   SetStringValue(e, value);
-  if (!keep_ttl && e->expire_ms != 0) db->SetExpire(e, 0);
+  if (!keep_ttl && e->expire_ms() != 0) e = db->SetExpire(e, 0);
   return e;
 }
 
@@ -201,7 +202,7 @@ void ApplyExpire(CommandContext& ctx, Entry* e, std::string_view key, int64_t wh
   if (when_ms <= CommandTimeMs()) {
     ctx.db->Delete(key, ctx.server.config().lazyfree_lazy_expire);
   } else {
-    ctx.db->SetExpire(e, when_ms);
+    (void)ctx.db->SetExpire(e, when_ms);
   }
 }
 
@@ -302,7 +303,7 @@ void CmdSet(CommandContext& ctx) {
     if (!get) ctx.reply.Null();
     return;
   }
-  e = StoreString(ctx, e, key, ctx.arg(2), (opt.flags & kOptKeepTtl) != 0);
+  e = StoreString(ctx, e, key, ctx.arg(2), (opt.flags & kOptKeepTtl) != 0, when_ms != 0);
   if (when_ms != 0) ApplyExpire(ctx, e, key, when_ms);
   if ((when_ms != 0 || get) && ctx.Propagating()) {
     if (when_ms != 0) {
@@ -339,8 +340,8 @@ void SetWithExpire(CommandContext& ctx, bool seconds, const char* command) {
   int64_t when_ms;
   if (!ParseExpireTime(ctx, ctx.arg(2), seconds, /*absolute=*/false, command, &when_ms)) return;
   std::string_view key = ctx.arg(1);
-  Entry* e = StoreString(ctx, FindForWrite(ctx.db, key), key, ctx.arg(3), false);
-  ctx.db->SetExpire(e, when_ms);
+  Entry* e = StoreString(ctx, FindForWrite(ctx.db, key), key, ctx.arg(3), false, true);
+  (void)ctx.db->SetExpire(e, when_ms);
   if (ctx.Propagating()) PropagateSetPxat(ctx, key, ctx.arg(3), when_ms);
   ctx.KeyModified(ctx.db, key);
   NotifyKeyspaceEvent(ctx, kNotifyString, "set", ctx.db, key);
@@ -413,8 +414,8 @@ void CmdGetEx(CommandContext& ctx) {
     }
     ctx.KeyModified(ctx.db, key);
     NotifyKeyspaceEvent(ctx, kNotifyGeneric, past ? "del" : "expire", ctx.db, key);
-  } else if ((opt.flags & kOptPersist) && e->expire_ms != 0) {
-    ctx.db->SetExpire(e, 0);
+  } else if ((opt.flags & kOptPersist) && e->expire_ms() != 0) {
+    (void)ctx.db->SetExpire(e, 0);
     if (ctx.Propagating()) ctx.PropagateAs({"PERSIST", std::string(key)});
     ctx.KeyModified(ctx.db, key);
     NotifyKeyspaceEvent(ctx, kNotifyGeneric, "persist", ctx.db, key);

@@ -35,8 +35,8 @@ void AppendKeyCommands(std::string* out, const Entry* e, const RdbWriteOptions& 
     std::string_view restore[] = {"RESTORE", key, "0", payload};
     AppendRespCommand(out, restore, 4);
   }
-  if (e->expire_ms != 0) {
-    std::string when = std::to_string(e->expire_ms);
+  if (e->expire_ms() != 0) {
+    std::string when = std::to_string(e->expire_ms());
     std::string_view expire[] = {"PEXPIREAT", key, when};
     AppendRespCommand(out, expire, 3);
   }

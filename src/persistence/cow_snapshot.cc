@@ -219,7 +219,7 @@ void CowSnapshot::Finish() {
 void CowSnapshot::SaveEntry(int origin_db, const Entry* e) {
   ++keys_processed_;
   // Keys already expired when the snapshot began are not part of it.
-  if (e->expire_ms != 0 && e->expire_ms <= start_ms_) return;
+  if (e->expire_ms() != 0 && e->expire_ms() <= start_ms_) return;
   if (writer_.failed()) return;
   if (opt_.commands) {
     std::string out;

@@ -134,11 +134,11 @@ TEST(CowSnapshot, ExactlyOnceUnderChangesAndRehash) {
         }
         case 5: {
           Entry* e = db0.Find(k);
-          if (e != nullptr) db0.SetExpire(e, NowMs() + 100000);
+          if (e != nullptr) (void)db0.SetExpire(e, NowMs() + 100000);
           break;
         }
         case 6:
-          db0.Housekeeping();  // shrink and rehash steps
+          db0.Housekeeping(MonotonicUs());  // shrink and one batch of rehash steps
           break;
       }
     }
@@ -162,7 +162,7 @@ TEST(CowSnapshot, ExactlyOnceAcrossShrink) {
     if (step == 100) {
       for (int i = 0; i < 4000; ++i) db.Delete("k" + std::to_string(i));
     }
-    db.Housekeeping();
+    db.Housekeeping(MonotonicUs());  // a deadline already passed: one batch of moves
   }
   Db::EndSnapshot();
   ExpectExactlyOnce(obs, expected);
@@ -254,7 +254,7 @@ TEST(CowSnapshot, FileHoldsTheStartingDataset) {
   }
   SetStringValue(db1.Add("other"), "db1");
   SetStringValue(db0.Add("gone"), "x");
-  db0.SetExpire(db0.Find("gone"), NowMs() - 10000);  // expired at the start: not written
+  (void)db0.SetExpire(db0.Find("gone"), NowMs() - 10000);  // expired at the start: not written
   Content expected = Snapshot(dbs);
 
   std::string err;

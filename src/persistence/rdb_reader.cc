@@ -334,7 +334,7 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
     std::string_view key_view;  // into the file's bytes: no copy before the entry's own
     if (!r.StringRef(&key_view, &key)) return fail();
     Entry* e = nullptr;
-    RdbValueStatus st = ReadRdbValue(r, op, key_view, limits, &e);
+    RdbValueStatus st = ReadRdbValue(r, op, key_view, limits, &e, expire_ms != 0);
     if (st == RdbValueStatus::kError) return fail();
     if (st == RdbValueStatus::kOk) {
       if (expire_ms != 0 && expire_ms < now_ms) {
@@ -344,7 +344,7 @@ bool LoadRdb(const unsigned char* data, size_t size, const std::vector<Db*>& dbs
         FreeEntry(e);
         return fail_at(9 + key_offset, "duplicate key '" + std::string(key_view) + "'");
       } else {
-        if (expire_ms != 0) db->SetExpire(e, expire_ms);
+        if (expire_ms != 0) e = db->SetExpire(e, expire_ms);
         RestoreAccessClock(e, idle, freq);
         ++stats->keys_loaded;
         if (progress != nullptr && progress->key_delay_us > 0) usleep(progress->key_delay_us);

@@ -74,10 +74,12 @@ class RdbReader {
 
 enum class RdbValueStatus { kOk, kEmpty, kError };
 
-// Reads one value of RDB type `type` into a new, unlinked entry named key (no expiry).
+// Reads one value of RDB type `type` into a new, unlinked entry named key (no expiry yet;
+// with_expire reserves room for the one the caller is about to set).
 // kEmpty: a well-formed empty collection (skipped as Valkey does); kError: see r.error().
 RdbValueStatus ReadRdbValue(RdbReader& r, uint8_t type, std::string_view key,
-                            const RdbLoadLimits& limits, Entry** out);
+                            const RdbLoadLimits& limits, Entry** out,
+                            bool with_expire = false);
 
 struct RdbLoadStats {
   uint64_t keys_loaded = 0;

@@ -422,8 +422,8 @@ bool IsEmptyCollection(const Entry* e) {
 }  // namespace
 
 RdbValueStatus ReadRdbValue(RdbReader& r, uint8_t type, std::string_view key,
-                            const RdbLoadLimits& limits, Entry** out) {
-  Entry* e = NewEntry(key);
+                            const RdbLoadLimits& limits, Entry** out, bool with_expire) {
+  Entry* e = NewEntry(key, with_expire);
   bool ok;
   bool collection = true;
   switch (type) {

@@ -448,9 +448,9 @@ void WriteRdbSelectDb(RdbWriter& w, int index, uint64_t size, uint64_t volatile_
 }
 
 void WriteRdbKey(RdbWriter& w, const Entry* e) {
-  if (e->expire_ms != 0) {
+  if (e->expire_ms() != 0) {
     w.Byte(rdb::kOpExpireTimeMs);
-    w.MillisecondTime(e->expire_ms);
+    w.MillisecondTime(e->expire_ms());
   }
   w.Byte(RdbWriter::TypeOf(e));
   w.String(e->Key());

@@ -106,7 +106,7 @@ uint64_t Score(Policy policy, const Entry* e) {
     case Policy::kLfu:
       return 255 - LfuFrequency(e);
     case Policy::kTtl:
-      return UINT64_MAX - static_cast<uint64_t>(e->expire_ms);
+      return UINT64_MAX - static_cast<uint64_t>(e->expire_ms());
     default:
       return 0;
   }
@@ -121,7 +121,7 @@ void SampleDb(Db* db, bool volatile_only, size_t want, Fn&& fn) {
   const size_t max_steps = want * 10 + 16;
   for (size_t step = 0; got < want && step < max_steps; ++step) {
     cursor = db->Scan(cursor, [&](Entry* e) {
-      if (got >= want || (volatile_only && e->expire_ms == 0)) return;
+      if (got >= want || (volatile_only && e->expire_ms() == 0)) return;
       fn(e);
       ++got;
     });
@@ -175,7 +175,7 @@ bool PickVictim(Server& server, int* db_index, std::string* key) {
     }
     while (st.pool.PopBest(db_index, key)) {
       const Entry* e = server.db(*db_index)->FindRaw(*key);
-      if (e != nullptr && (!p.volatile_only || e->expire_ms != 0)) return true;
+      if (e != nullptr && (!p.volatile_only || e->expire_ms() != 0)) return true;
     }
   }
   return false;

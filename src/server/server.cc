@@ -705,7 +705,16 @@ void Server::Cron() {
     latency_monitor_.Note(config_.latency_monitor_threshold, "expire-cycle",
                           MonotonicUs() - start);
   }
-  for (auto& db : dbs_) db->Housekeeping();
+  {
+    // activerehashing: like Valkey, up to a millisecond per run of this task finishes a
+    // rehash (a table of 10M keys would otherwise hold both bucket arrays for a long while).
+    auto it = config_.generic.find("activerehashing");
+    const bool active = it == config_.generic.end() || it->second == "yes";
+    const int64_t deadline = active ? MonotonicUs() + 1000 : 0;
+    for (auto& db : dbs_) {
+      if (db->Housekeeping(deadline)) break;
+    }
+  }
   SnapshotCron(*this);
   if (aof_ != nullptr) aof_->Cron();
   replication_->Cron();

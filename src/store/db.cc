@@ -34,7 +34,8 @@ Db::Db(int index, KeyspaceStats* stats)
 Db::~Db() { table_->Clear([](Entry* e) { FreeEntry(e); }); }
 
 bool Db::IsExpired(const Entry* e) {
-  return e->expire_ms != 0 && e->expire_ms <= CommandTimeMs();
+  const int64_t ms = e->expire_ms();
+  return ms != 0 && ms <= CommandTimeMs();
 }
 
 void Db::DeleteExpired(Entry* e) {
@@ -78,8 +79,8 @@ Entry* Db::Lookup(std::string_view key, bool touch) {
   return e;
 }
 
-Entry* Db::Add(std::string_view key) {
-  Entry* e = NewEntry(key);
+Entry* Db::Add(std::string_view key, bool with_expire) {
+  Entry* e = NewEntry(key, with_expire);
   e->SetLru(NewAccessClock());
   e->meta |= saved_bit_;  // NewEntry leaves the bit clear
   table_->Insert(e, KeyHash(key));
@@ -91,7 +92,7 @@ Entry* Db::Detach(std::string_view key) {
   Entry* e = table_->Remove(key, KeyHash(key));
   if (e == nullptr) return nullptr;
   BeforeChange(e);
-  if (e->expire_ms != 0) --volatile_;
+  if (e->expire_ms() != 0) --volatile_;
   return e;
 }
 
@@ -108,7 +109,7 @@ void Db::AttachHashed(Entry* e, uint64_t hash) {
   e->next = nullptr;
   StampSaved(e);
   table_->Insert(e, hash);
-  if (e->expire_ms != 0) ++volatile_;
+  if (e->expire_ms() != 0) ++volatile_;
   if (g_added_hook != nullptr) g_added_hook(index_, e->Key());
 }
 
@@ -127,17 +128,29 @@ bool Db::Delete(std::string_view key, bool lazy) {
 void Db::ReplaceEntry(Entry* old_entry, Entry* new_entry) {
   BeforeChange(old_entry);
   StampSaved(new_entry);
-  if (old_entry->expire_ms != 0) --volatile_;
-  if (new_entry->expire_ms != 0) ++volatile_;
+  if (old_entry->expire_ms() != 0) --volatile_;
+  if (new_entry->expire_ms() != 0) ++volatile_;
   table_->Replace(old_entry, new_entry, KeyHash(old_entry->Key()));
   FreeEntry(old_entry);
 }
 
-void Db::SetExpire(Entry* e, int64_t ms) {
+Entry* Db::SetExpire(Entry* e, int64_t ms) {
   BeforeChange(e);
-  if (e->expire_ms == 0 && ms != 0) ++volatile_;
-  if (e->expire_ms != 0 && ms == 0) --volatile_;
-  e->expire_ms = ms;
+  const int64_t old_ms = e->expire_ms();
+  if (old_ms == 0 && ms != 0) ++volatile_;
+  if (old_ms != 0 && ms == 0) --volatile_;
+  if (!e->HasExpireField()) {
+    // Clearing an expiry that was never there costs nothing; setting one moves the entry
+    // into an allocation with room for it (most keys never get a TTL, and save 8 bytes).
+    if (ms == 0) return e;
+    const uint64_t hash = KeyHash(e->Key());
+    Entry* moved = WithExpireField(e);
+    // Replace finds the old entry by address only: it is not read, only compared.
+    table_->Replace(e, moved, hash);
+    e = moved;
+  }
+  e->StoreExpire(ms);
+  return e;
 }
 
 Entry* Db::Random() {
@@ -239,9 +252,14 @@ size_t Db::ActiveExpire(size_t buckets) {
   return n;
 }
 
-void Db::Housekeeping() {
+bool Db::Housekeeping(int64_t deadline_us) {
   table_->MaybeShrink();
-  table_->RehashStep(100);
+  if (deadline_us <= 0) return false;
+  // 100 bucket moves take a few microseconds: the clock is read between batches only.
+  while (table_->RehashStep(100)) {
+    if (MonotonicUs() >= deadline_us) return true;
+  }
+  return false;
 }
 
 }  // namespace vireo

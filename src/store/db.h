@@ -53,6 +53,7 @@ class Db {
   int index() const { return index_; }
   size_t Size() const { return table_->Size(); }
   size_t VolatileCount() const { return volatile_; }
+  bool Rehashing() const { return table_->IsRehashing(); }
 
   // The live entry for key, or nullptr. A logically expired key is deleted here (lazy expiry).
   // Does not touch hit/miss stats; use Lookup for reads that count.
@@ -66,7 +67,8 @@ class Db {
   static bool IsExpired(const Entry* e);
 
   // Inserts a fresh entry for key, which must not be present. Returns it (value int 0).
-  Entry* Add(std::string_view key);
+  // with_expire: the caller sets a TTL next (the entry gets room for it now, see SetExpire).
+  Entry* Add(std::string_view key, bool with_expire = false);
   // Deletes key (freeing its value, in the background when large and lazy is set).
   // Returns false if absent or already expired.
   bool Delete(std::string_view key, bool lazy = false);
@@ -81,8 +83,9 @@ class Db {
   // Replaces the entry old (present here) by new_entry with the same key; frees old.
   void ReplaceEntry(Entry* old_entry, Entry* new_entry);
 
-  // Sets or clears (ms = 0) e's absolute expiry, keeping the volatile count right.
-  void SetExpire(Entry* e, int64_t ms);
+  // Sets or clears (ms = 0) e's absolute expiry, keeping the volatile count right. Returns the
+  // entry, which moves to a new address when it gains its first expiry: e is then freed.
+  [[nodiscard]] Entry* SetExpire(Entry* e, int64_t ms);
 
   // One SCAN step over the table; fn(Entry*) per live entry. Returns the next cursor.
   template <typename Fn>
@@ -109,8 +112,10 @@ class Db {
   // Active expiry: examines up to `buckets` buckets from a rolling cursor, deleting expired
   // keys. Returns the number of keys expired.
   size_t ActiveExpire(size_t buckets);
-  // Incremental rehash / shrink housekeeping (periodic task).
-  void Housekeeping();
+  // Periodic housekeeping: starts a shrink when the table is sparse and, with deadline_us > 0
+  // (a MonotonicUs time; activerehashing), moves buckets of a running rehash until then.
+  // Returns true if it stopped at the deadline with the rehash unfinished.
+  bool Housekeeping(int64_t deadline_us);
 
   // Pipelined look-ahead (Server::ProcessInput): Prefetch starts loading key's bucket and
   // returns key's hash; PrefetchEntry, a few commands later, the first entry of that bucket;

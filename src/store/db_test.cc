@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "store/lazy_free.h"
+#include "store/memory.h"
 #include "store/value.h"
 
 namespace vireo {
@@ -69,7 +70,7 @@ TEST(Db, LazyExpiryDeletesOnAccess) {
   Db db(0, &stats);
   RefreshCommandTime();
   Entry* e = db.Add("k");
-  db.SetExpire(e, CommandTimeMs() - 1);
+  (void)db.SetExpire(e, CommandTimeMs() - 1);
   EXPECT_EQ(db.VolatileCount(), 1u);
   EXPECT_EQ(db.Find("k"), nullptr);
   EXPECT_EQ(db.Size(), 0u);
@@ -83,7 +84,7 @@ TEST(Db, ActiveExpireRemovesUnreadKeys) {
   RefreshCommandTime();
   for (int i = 0; i < 5000; ++i) {
     Entry* e = db.Add("key:" + std::to_string(i));
-    if (i % 2 == 0) db.SetExpire(e, CommandTimeMs() - 1);
+    if (i % 2 == 0) (void)db.SetExpire(e, CommandTimeMs() - 1);
   }
   size_t removed = 0;
   for (int round = 0; round < 1000 && db.VolatileCount() > 0; ++round) {
@@ -94,12 +95,103 @@ TEST(Db, ActiveExpireRemovesUnreadKeys) {
   EXPECT_EQ(stats.expired_keys, 2500u);
 }
 
+// The entry is a 21-byte header and the key: an 11-byte key with an inline value fills exactly
+// the 32-byte allocation class, and only keys with a TTL pay for the 8-byte expiry.
+TEST(Entry, SmallKeysFitThirtyTwoBytes) {
+  EXPECT_EQ(Entry::AllocSize(11, false), 32u);
+  EXPECT_EQ(Entry::AllocSize(11, true), 40u);
+  Entry* e = NewEntry("key:9999999");
+  EXPECT_EQ(e->Key(), "key:9999999");
+  EXPECT_FALSE(e->HasExpireField());
+  EXPECT_EQ(e->expire_ms(), 0);
+  SetStringValue(e, "abc");
+  EXPECT_EQ(EntryMemory(e), ZMallocSize(e));
+#if defined(VIREO_USE_JEMALLOC)
+  EXPECT_EQ(ZMallocSize(e), 32u);
+#endif
+  FreeEntry(e);
+}
+
+// Keys of kLongKey bytes and more keep a 4-byte length before the key; both forms round-trip,
+// with and without an expiry after them.
+TEST(Entry, KeysOfEveryLengthRoundTrip) {
+  for (size_t len : {size_t{0}, size_t{1}, size_t{126}, size_t{127}, size_t{128}, size_t{70000}}) {
+    std::string key(len, 'k');
+    if (len > 0) key.back() = 'z';
+    for (bool with_expire : {false, true}) {
+      Entry* e = NewEntry(key, with_expire);
+      EXPECT_EQ(e->Key(), key) << len;
+      EXPECT_EQ(e->HasExpireField(), with_expire);
+      EXPECT_EQ(e->expire_ms(), 0);
+      if (with_expire) {
+        e->StoreExpire(1234567890123);
+        EXPECT_EQ(e->expire_ms(), 1234567890123);
+        EXPECT_EQ(e->Key(), key) << "the expiry follows the key, never overlaps it";
+      }
+      Entry* copy = CopyEntry(e, key + "!");
+      EXPECT_EQ(copy->Key(), key + "!");
+      EXPECT_EQ(copy->expire_ms(), e->expire_ms());
+      Entry* moved = RekeyEntry(copy, "m");
+      EXPECT_EQ(moved->Key(), "m");
+      EXPECT_EQ(moved->expire_ms(), e->expire_ms());
+      FreeEntry(moved);
+      FreeEntry(e);
+    }
+  }
+}
+
+// The first TTL moves the entry into an allocation with room for it; the table then finds the
+// new entry, value and access clock intact. Clearing keeps the room; setting again reuses it.
+TEST(Db, FirstExpiryMovesTheEntry) {
+  KeyspaceStats stats;
+  Db db(0, &stats);
+  RefreshCommandTime();
+  for (int i = 0; i < 100; ++i) db.Add("other:" + std::to_string(i));  // chains to walk
+  Entry* e = db.Add("k");
+  SetStringValue(e, "a value longer than seven bytes");
+  e->SetLru(4242);
+  const int64_t when = CommandTimeMs() + 100000;
+  Entry* moved = db.SetExpire(e, when);
+  EXPECT_EQ(db.Find("k"), moved);
+  EXPECT_TRUE(moved->HasExpireField());
+  EXPECT_EQ(moved->expire_ms(), when);
+  EXPECT_EQ(moved->lru(), 4242u);
+  char buf[24];
+  EXPECT_EQ(StringValue(moved, buf), "a value longer than seven bytes");
+  EXPECT_EQ(db.VolatileCount(), 1u);
+  EXPECT_EQ(db.SetExpire(moved, 0), moved);
+  EXPECT_EQ(db.VolatileCount(), 0u);
+  EXPECT_EQ(moved->expire_ms(), 0);
+  EXPECT_EQ(db.SetExpire(moved, when + 1), moved);
+  EXPECT_EQ(db.Find("k")->expire_ms(), when + 1);
+  Entry* plain = db.Add("plain");
+  EXPECT_EQ(db.SetExpire(plain, 0), plain) << "no expiry to clear: nothing moves";
+  EXPECT_FALSE(plain->HasExpireField());
+  EXPECT_EQ(db.Size(), 102u);
+}
+
+// The periodic task finishes a grow within its time budget instead of leaving both bucket
+// arrays allocated until enough writes arrive (activerehashing).
+TEST(Db, HousekeepingFinishesARehashByItsDeadline) {
+  KeyspaceStats stats;
+  Db db(0, &stats);
+  int n = 0;
+  while (!db.Rehashing() || db.Size() < 5000) db.Add("key:" + std::to_string(n++));
+  ASSERT_TRUE(db.Rehashing());
+  EXPECT_FALSE(db.Housekeeping(0)) << "no deadline: no rehash work";
+  EXPECT_TRUE(db.Rehashing());
+  EXPECT_FALSE(db.Housekeeping(MonotonicUs() + 10'000'000));
+  EXPECT_FALSE(db.Rehashing());
+  EXPECT_EQ(db.Size(), static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) ASSERT_NE(db.Find("key:" + std::to_string(i)), nullptr);
+}
+
 TEST(Db, ScanSkipsExpiredAndSeesAll) {
   KeyspaceStats stats;
   Db db(0, &stats);
   RefreshCommandTime();
   for (int i = 0; i < 1000; ++i) db.Add("k" + std::to_string(i));
-  db.SetExpire(db.Find("k5"), CommandTimeMs() - 1);
+  (void)db.SetExpire(db.Find("k5"), CommandTimeMs() - 1);
   std::set<std::string> seen;
   uint64_t cursor = 0;
   do {

@@ -1,9 +1,11 @@
 // A key and its value, stored in one allocation linked into the keyspace's hash table.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 namespace vireo {
 
@@ -46,12 +48,14 @@ struct StrBlob {
   std::string_view View() const { return {data, len}; }
 };
 
-// Layout is 32 bytes of header then the key bytes: the per-key overhead the design promises.
-// `meta` packs type (3 bits), the snapshot bit (see Db::BeginSnapshot), encoding (4 bits) and
-// a 24-bit access clock in seconds.
+// One allocation: a 21-byte header, the key bytes, then (only for keys that have or had a TTL)
+// an 8-byte expiry. A key of up to 11 bytes with its value in the value word (integers, strings
+// of up to 7 bytes) fits jemalloc's 32-byte class. `meta` packs type (3 bits), the snapshot bit
+// (see Db::BeginSnapshot), encoding (4 bits) and a 24-bit access clock. `key_info` holds the
+// key length when below kLongKey (else a 4-byte length precedes the key) and the kHasExpire bit.
+// Unaligned fields are read with memcpy, so no platform needs unaligned loads.
 struct Entry {
   Entry* next;         // hash chain, owned by HashTable
-  int64_t expire_ms;   // absolute unix ms; 0 = no expiry
   union {
     int64_t ival;      // Encoding::kInt
     ShortStr* sstr;    // kEmbStr
@@ -59,12 +63,32 @@ struct Entry {
     StrBlob* str;      // kRaw
     void* obj;         // collections (owned; freed by FreeValue)
   };
-  uint32_t key_len;
   uint32_t meta;
-  char key[];
+  uint8_t key_info;
+  char tail[];
 
-  std::string_view Key() const { return {key, key_len}; }
   static constexpr uint32_t kSnapshotBit = 0x8;
+  static constexpr uint8_t kHasExpire = 0x80;
+  static constexpr uint8_t kLongKey = 0x7F;
+
+  std::string_view Key() const {
+    uint32_t n = key_info & kLongKey;
+    if (n != kLongKey) [[likely]] return {tail, n};
+    std::memcpy(&n, tail, sizeof(n));
+    return {tail + sizeof(n), n};
+  }
+  // Whether the allocation has room for an expiry (Db::SetExpire adds it when needed).
+  bool HasExpireField() const { return (key_info & kHasExpire) != 0; }
+  // Absolute unix ms; 0 = no expiry.
+  int64_t expire_ms() const {
+    if (!HasExpireField()) [[likely]] return 0;
+    int64_t ms;
+    std::memcpy(&ms, ExpireSlot(), sizeof(ms));
+    return ms;
+  }
+  // Requires HasExpireField(); Db::SetExpire is the keyspace's way to change an expiry.
+  void StoreExpire(int64_t ms) { std::memcpy(ExpireSlot(), &ms, sizeof(ms)); }
+
   ObjType type() const { return static_cast<ObjType>(meta & 0x7); }
   Encoding encoding() const { return static_cast<Encoding>((meta >> 4) & 0xF); }
   uint32_t lru() const { return meta >> 8; }
@@ -72,9 +96,22 @@ struct Entry {
     meta = (meta & ~0xF7u) | static_cast<uint32_t>(t) | (static_cast<uint32_t>(e) << 4);
   }
   void SetLru(uint32_t clock) { meta = (meta & 0xFFu) | (clock << 8); }
+
+  // Bytes an entry for a key of key_len bytes takes, with or without the expiry field.
+  static size_t AllocSize(size_t key_len, bool with_expire) {
+    return offsetof(Entry, tail) + (key_len >= kLongKey ? sizeof(uint32_t) : 0) + key_len +
+           (with_expire ? sizeof(int64_t) : 0);
+  }
+
+ private:
+  const char* ExpireSlot() const {
+    std::string_view k = Key();
+    return k.data() + k.size();
+  }
+  char* ExpireSlot() { return const_cast<char*>(std::as_const(*this).ExpireSlot()); }
 };
 
-static_assert(sizeof(Entry) == 32, "Entry header must stay 32 bytes");
+static_assert(offsetof(Entry, tail) == 21, "Entry header must stay 21 bytes");
 static_assert(sizeof(InlineStr) == 8, "an inline string fills the value word exactly");
 
 }  // namespace vireo

@@ -85,16 +85,36 @@ StrBlob* EnsureRaw(Entry* e, size_t need) {
 
 }  // namespace
 
-Entry* NewEntry(std::string_view key) {
-  auto* e = static_cast<Entry*>(ZMalloc(sizeof(Entry) + key.size()));
+Entry* NewEntry(std::string_view key, bool with_expire) {
+  auto* e = static_cast<Entry*>(ZMalloc(Entry::AllocSize(key.size(), with_expire)));
   e->next = nullptr;
-  e->expire_ms = 0;
   e->ival = 0;
-  e->key_len = static_cast<uint32_t>(key.size());
   e->meta = 0;
   e->SetType(ObjType::kString, Encoding::kInt);
-  if (!key.empty()) memcpy(e->key, key.data(), key.size());
+  char* key_at = e->tail;
+  if (key.size() < Entry::kLongKey) {
+    e->key_info = static_cast<uint8_t>(key.size());
+  } else {
+    e->key_info = Entry::kLongKey;
+    const auto len = static_cast<uint32_t>(key.size());
+    memcpy(key_at, &len, sizeof(len));
+    key_at += sizeof(len);
+  }
+  if (!key.empty()) memcpy(key_at, key.data(), key.size());
+  if (with_expire) {
+    e->key_info |= Entry::kHasExpire;
+    e->StoreExpire(0);
+  }
   return e;
+}
+
+Entry* WithExpireField(Entry* e) {
+  Entry* n = NewEntry(e->Key(), true);
+  n->meta = e->meta;
+  // The union is 8 bytes whichever member is live; copy it whole.
+  memcpy(&n->ival, &e->ival, sizeof(n->ival));
+  ZFree(e);
+  return n;
 }
 
 void FreeValue(Entry* e) {
@@ -122,8 +142,8 @@ size_t FreeEffort(const Entry* e) {
 }
 
 Entry* CopyEntry(const Entry* src, std::string_view new_key) {
-  Entry* e = NewEntry(new_key);
-  e->expire_ms = src->expire_ms;
+  Entry* e = NewEntry(new_key, src->HasExpireField());
+  if (src->HasExpireField()) e->StoreExpire(src->expire_ms());
   e->meta = src->meta;
   e->SetLru(NewAccessClock());
   switch (src->type()) {
@@ -145,8 +165,8 @@ Entry* CopyEntry(const Entry* src, std::string_view new_key) {
 }
 
 Entry* RekeyEntry(Entry* e, std::string_view new_key) {
-  Entry* n = NewEntry(new_key);
-  n->expire_ms = e->expire_ms;
+  Entry* n = NewEntry(new_key, e->HasExpireField());
+  if (e->HasExpireField()) n->StoreExpire(e->expire_ms());
   n->meta = e->meta;
   // The union is 8 bytes whichever member is live; copy it whole.
   memcpy(&n->ival, &e->ival, sizeof(n->ival));

@@ -12,8 +12,12 @@ namespace vireo {
 // Largest string value (proto-max-bulk-len default), as Valkey's 512 MB.
 constexpr int64_t kMaxStringSize = 512LL * 1024 * 1024;
 
-// Allocates an entry for key with no value (type string/int 0) and no expiry.
-Entry* NewEntry(std::string_view key);
+// Allocates an entry for key with no value (type string/int 0) and no expiry; with_expire
+// reserves the expiry field, for a key about to get a TTL.
+Entry* NewEntry(std::string_view key, bool with_expire = false);
+// Moves e (unlinked, or about to be replaced in its table) into a new entry that has the
+// expiry field, keeping key, value and meta, and frees e's header. Used by Db::SetExpire.
+Entry* WithExpireField(Entry* e);
 // Frees the entry and its value.
 void FreeEntry(Entry* e);
 // Frees only the value (the entry is kept) and resets it to the integer 0.

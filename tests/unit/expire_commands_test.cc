@@ -12,7 +12,7 @@ namespace {
 void ExpireNow(Server* server, const std::string& key, int db = 0) {
   Entry* e = server->db(db)->FindRaw(key);
   ASSERT_NE(e, nullptr);
-  server->db(db)->SetExpire(e, 1);
+  (void)server->db(db)->SetExpire(e, 1);
 }
 
 int64_t ReplyInt(const std::string& r) {

@@ -59,7 +59,7 @@ std::set<std::string> Sorted(const std::vector<std::string>& v) { return {v.begi
 void ExpireNow(Server* server, const std::string& key, int db = 0) {
   Entry* e = server->db(db)->FindRaw(key);
   ASSERT_NE(e, nullptr);
-  server->db(db)->SetExpire(e, 1);
+  (void)server->db(db)->SetExpire(e, 1);
 }
 
 TEST_F(CommandTest, KeysDelAndUnlink) {

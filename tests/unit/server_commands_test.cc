@@ -89,7 +89,7 @@ TEST_F(CommandTest, ServerInfoKeyspaceCountsKeysAndExpires) {
   Run({"debug", "populate", "3"});
   Entry* e = server_->db(0)->Find("key:1");
   ASSERT_NE(e, nullptr);
-  server_->db(0)->SetExpire(e, NowMs() + 100000);
+  (void)server_->db(0)->SetExpire(e, NowMs() + 100000);
   EXPECT_EQ(Run({"info", "keyspace"}),
             Bulk("# Keyspace\r\ndb0:keys=3,expires=1,avg_ttl=0\r\n"));
 }
@@ -425,7 +425,7 @@ TEST_F(CommandTest, ServerDebugDigestIsOrderIndependent) {
   SetStringValue(server_->db(0)->Find("key:5"), "changed");
   std::string b = Run({"debug", "digest"});
   EXPECT_NE(b, a);
-  server_->db(0)->SetExpire(server_->db(0)->Find("key:6"), NowMs() + 100000);
+  (void)server_->db(0)->SetExpire(server_->db(0)->Find("key:6"), NowMs() + 100000);
   EXPECT_NE(Run({"debug", "digest"}), b);
 }
 

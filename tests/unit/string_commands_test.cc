@@ -24,7 +24,7 @@ class StringsTest : public CommandTest {
     Entry* e = Key(key);
     return e == nullptr ? "none" : EncodingName(e->encoding());
   }
-  int64_t ExpireOf(const std::string& key) { return Key(key)->expire_ms; }
+  int64_t ExpireOf(const std::string& key) { return Key(key)->expire_ms(); }
   // A key of a type other than string: a real list when the list family is there, else an
   // entry merely tagged as a list (with no collection behind it, which is only safe while no
   // list destructor is registered, i.e. while RPUSH is unknown).
@@ -166,7 +166,7 @@ TEST_F(StringsTest, StringsSetExpiry) {
   EXPECT_EQ(server_->db(0)->Size(), 0u);
   // An expired key counts as missing for NX/XX.
   EXPECT_EQ(Run({"set", "k", "v", "px", "1"}), kOk);
-  Key("k")->expire_ms = CommandTimeMs() - 1;  // as if the time had passed
+  Key("k")->StoreExpire(CommandTimeMs() - 1);  // as if the time had passed
   EXPECT_EQ(Run({"set", "k", "w", "xx"}), kNil);
   EXPECT_EQ(Run({"set", "k", "w", "nx"}), kOk);
   EXPECT_EQ(Run({"get", "k"}), Bulk("w"));

@@ -33,7 +33,7 @@ class TransactionTest : public CommandTest {
   void ExpireNow(const std::string& key, int db = 0) {
     Entry* e = server_->db(db)->FindRaw(key);
     ASSERT_NE(e, nullptr);
-    server_->db(db)->SetExpire(e, 1);
+    (void)server_->db(db)->SetExpire(e, 1);
   }
 
   static constexpr const char* kQueued = "+QUEUED\r\n";
