@@ -106,7 +106,7 @@ bool Db::AttachIfAbsent(Entry* e) {
 }
 
 void Db::AttachHashed(Entry* e, uint64_t hash) {
-  e->next = nullptr;
+  e->SetNext(nullptr);
   StampSaved(e);
   table_->Insert(e, hash);
   if (e->expire_ms() != 0) ++volatile_;

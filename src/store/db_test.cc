@@ -95,13 +95,14 @@ TEST(Db, ActiveExpireRemovesUnreadKeys) {
   EXPECT_EQ(stats.expired_keys, 2500u);
 }
 
-// The entry is a 21-byte header and the key: an 11-byte key with an inline value fills exactly
-// the 32-byte allocation class, and only keys with a TTL pay for the 8-byte expiry.
+// The entry is a 20-byte header and the key: a 12-byte key (`key:NNNNNNNN`) with an inline
+// value fills exactly the 32-byte allocation class, and only keys with a TTL pay for the
+// 8-byte expiry.
 TEST(Entry, SmallKeysFitThirtyTwoBytes) {
-  EXPECT_EQ(Entry::AllocSize(11, false), 32u);
-  EXPECT_EQ(Entry::AllocSize(11, true), 40u);
-  Entry* e = NewEntry("key:9999999");
-  EXPECT_EQ(e->Key(), "key:9999999");
+  EXPECT_EQ(Entry::AllocSize(12, false), 32u);
+  EXPECT_EQ(Entry::AllocSize(12, true), 40u);
+  Entry* e = NewEntry("key:99999999");
+  EXPECT_EQ(e->Key(), "key:99999999");
   EXPECT_FALSE(e->HasExpireField());
   EXPECT_EQ(e->expire_ms(), 0);
   SetStringValue(e, "abc");
@@ -110,6 +111,26 @@ TEST(Entry, SmallKeysFitThirtyTwoBytes) {
   EXPECT_EQ(ZMallocSize(e), 32u);
 #endif
   FreeEntry(e);
+}
+
+// The chain link and the key's length byte share a word: setting either keeps the other.
+TEST(Entry, LinkAndKeyInfoShareTheWord) {
+  Entry* a = NewEntry("a-key", true);
+  Entry* b = NewEntry(std::string(300, 'b'));
+  a->StoreExpire(77);
+  a->SetNext(b);
+  EXPECT_EQ(a->Next(), b);
+  EXPECT_EQ(a->Key(), "a-key");
+  EXPECT_EQ(a->expire_ms(), 77);
+  b->SetNext(a);
+  EXPECT_EQ(b->Key(), std::string(300, 'b'));
+  a->SetNext(nullptr);
+  EXPECT_EQ(a->Next(), nullptr);
+  EXPECT_EQ(a->Key(), "a-key");
+  EXPECT_TRUE(a->HasExpireField());
+  EXPECT_EQ(b->Next(), a);
+  FreeEntry(a);
+  FreeEntry(b);
 }
 
 // Keys of kLongKey bytes and more keep a 4-byte length before the key; both forms round-trip,

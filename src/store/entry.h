@@ -48,14 +48,23 @@ struct StrBlob {
   std::string_view View() const { return {data, len}; }
 };
 
-// One allocation: a 21-byte header, the key bytes, then (only for keys that have or had a TTL)
-// an 8-byte expiry. A key of up to 11 bytes with its value in the value word (integers, strings
-// of up to 7 bytes) fits jemalloc's 32-byte class. `meta` packs type (3 bits), the snapshot bit
-// (see Db::BeginSnapshot), encoding (4 bits) and a 24-bit access clock. `key_info` holds the
-// key length when below kLongKey (else a 4-byte length precedes the key) and the kHasExpire bit.
+// One allocation: a 20-byte header, the key bytes, then (only for keys that have or had a TTL)
+// an 8-byte expiry. A key of up to 12 bytes with its value in the value word (integers, strings
+// of up to 7 bytes) fits jemalloc's 32-byte class.
+// - The link word is the hash chain (owned by HashTable, through Next/SetNext) and, on 64-bit
+//   machines, the key_info byte in its top 8 bits, which user-space addresses never use (on
+//   32-bit machines key_info has a byte of its own in the padding before the value word).
+//   key_info holds the key length when below kLongKey (else a 4-byte length precedes the key)
+//   and the kHasExpire bit.
+// - `meta` packs type (3 bits), the snapshot bit (see Db::BeginSnapshot), encoding (4 bits)
+//   and a 24-bit access clock.
 // Unaligned fields are read with memcpy, so no platform needs unaligned loads.
 struct Entry {
-  Entry* next;         // hash chain, owned by HashTable
+  // Use Next/SetNext and key_info/SetKeyInfo: the fields share the word on 64-bit machines.
+  uintptr_t link_word;
+#if UINTPTR_MAX == UINT32_MAX
+  uint8_t key_info_byte;
+#endif
   union {
     int64_t ival;      // Encoding::kInt
     ShortStr* sstr;    // kEmbStr
@@ -64,21 +73,41 @@ struct Entry {
     void* obj;         // collections (owned; freed by FreeValue)
   };
   uint32_t meta;
-  uint8_t key_info;
   char tail[];
 
   static constexpr uint32_t kSnapshotBit = 0x8;
   static constexpr uint8_t kHasExpire = 0x80;
   static constexpr uint8_t kLongKey = 0x7F;
+#if UINTPTR_MAX == UINT32_MAX
+  static constexpr uintptr_t kLinkMask = ~uintptr_t{0};
+  uint8_t key_info() const { return key_info_byte; }
+  void SetKeyInfo(uint8_t v) { key_info_byte = v; }
+#else
+  static constexpr int kKeyInfoShift = 56;
+  static constexpr uintptr_t kLinkMask = (uintptr_t{1} << kKeyInfoShift) - 1;
+  uint8_t key_info() const { return static_cast<uint8_t>(link_word >> kKeyInfoShift); }
+  void SetKeyInfo(uint8_t v) {
+    link_word = (link_word & kLinkMask) | (static_cast<uintptr_t>(v) << kKeyInfoShift);
+  }
+#endif
+  // True if p can be stored in a link word (always, unless the kernel hands out addresses
+  // above 2^56, which needs an explicit request).
+  static bool Linkable(const void* p) {
+    return (reinterpret_cast<uintptr_t>(p) & ~kLinkMask) == 0;
+  }
+  Entry* Next() const { return reinterpret_cast<Entry*>(link_word & kLinkMask); }
+  void SetNext(Entry* n) {
+    link_word = (link_word & ~kLinkMask) | reinterpret_cast<uintptr_t>(n);
+  }
 
   std::string_view Key() const {
-    uint32_t n = key_info & kLongKey;
+    uint32_t n = key_info() & kLongKey;
     if (n != kLongKey) [[likely]] return {tail, n};
     std::memcpy(&n, tail, sizeof(n));
     return {tail + sizeof(n), n};
   }
   // Whether the allocation has room for an expiry (Db::SetExpire adds it when needed).
-  bool HasExpireField() const { return (key_info & kHasExpire) != 0; }
+  bool HasExpireField() const { return (key_info() & kHasExpire) != 0; }
   // Absolute unix ms; 0 = no expiry.
   int64_t expire_ms() const {
     if (!HasExpireField()) [[likely]] return 0;
@@ -111,7 +140,7 @@ struct Entry {
   char* ExpireSlot() { return const_cast<char*>(std::as_const(*this).ExpireSlot()); }
 };
 
-static_assert(offsetof(Entry, tail) == 21, "Entry header must stay 21 bytes");
+static_assert(offsetof(Entry, tail) == 20, "Entry header must stay 20 bytes");
 static_assert(sizeof(InlineStr) == 8, "an inline string fills the value word exactly");
 
 }  // namespace vireo

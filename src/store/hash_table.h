@@ -2,7 +2,8 @@
 //
 // Nodes are owned by the caller: the table links them through `Node::next` and never
 // allocates or frees them. A Node must provide:
-//   Node* next;                         // chain link, owned by the table
+//   Node* next;                         // chain link, owned by the table (or Next() and
+//                                       // SetNext(Node*) when the link word holds more)
 //   std::string_view Key() const;       // the key bytes
 // Hashes are computed with the seeded hash from common/hash.h.
 //
@@ -106,10 +107,18 @@ class HashTable {
   void FinishRehash();
   // Bucket moves a mutation pays, more when the table being filled is already overloaded.
   size_t StepsPerMutation() const;
-  // The link pointing at the first node in hash's chain(s) satisfying is_match, or nullptr;
-  // sets *table to the table holding it.
+  // Where a node sits: its table, bucket and chain predecessor (nullptr: first in bucket).
+  struct Position {
+    int table = 0;
+    size_t index = 0;
+    Node* prev = nullptr;
+    Node* node = nullptr;  // nullptr: not found
+  };
+  // The first node in hash's chain(s) satisfying is_match, with its position.
   template <typename Match>
-  Node** FindLink(uint64_t hash, Match&& is_match, int* table) const;
+  Position FindPosition(uint64_t hash, Match&& is_match) const;
+  // Points the link that held pos.node (bucket slot or predecessor) at node.
+  void Relink(const Position& pos, Node* node);
 
   // Table 0 is the only table, or the one being drained during a rehash; table 1 is the
   // rehash target. A null bucket array means that table does not exist.

@@ -53,6 +53,27 @@ inline uint64_t NextCursor(uint64_t cursor, uint64_t mask) {
   return ReverseBits(ReverseBits(cursor) + 1);
 }
 
+// A node's chain link. A node type may keep other bits in its link word and expose the link
+// through Next()/SetNext() (the keyspace's Entry keeps its key length there); plain nodes
+// have a `next` member.
+template <typename Node>
+inline Node* NextOf(const Node* node) {
+  if constexpr (requires { node->Next(); }) {
+    return node->Next();
+  } else {
+    return node->next;
+  }
+}
+
+template <typename Node>
+inline void SetNextOf(Node* node, Node* next) {
+  if constexpr (requires { node->SetNext(next); }) {
+    node->SetNext(next);
+  } else {
+    node->next = next;
+  }
+}
+
 template <typename Node>
 inline bool KeyEquals(const Node* node, std::string_view key) {
   std::string_view k = node->Key();
@@ -61,7 +82,7 @@ inline bool KeyEquals(const Node* node, std::string_view key) {
 
 template <typename Node>
 inline Node* FindInChain(Node* node, std::string_view key) {
-  for (; node != nullptr; node = node->next) {
+  for (; node != nullptr; node = NextOf(node)) {
     if (KeyEquals(node, key)) return node;
   }
   return nullptr;
@@ -71,7 +92,7 @@ inline Node* FindInChain(Node* node, std::string_view key) {
 template <typename Node, typename Fn>
 inline void ForEachInChain(Node* node, Fn& fn) {
   while (node != nullptr) {
-    Node* next = node->next;
+    Node* next = NextOf(node);
     fn(node);
     node = next;
   }
@@ -147,7 +168,7 @@ void HashTable<Node>::Insert(Node* node, uint64_t hash) {
   }
   int table = IsRehashing() ? 1 : 0;
   size_t index = hash & Mask(table);
-  node->next = buckets_[table][index];
+  hash_table_internal::SetNextOf(node, buckets_[table][index]);
   buckets_[table][index] = node;
   ++used_[table];
 }
@@ -156,28 +177,25 @@ template <typename Node>
 Node* HashTable<Node>::Remove(std::string_view key, uint64_t hash) {
   if (Size() == 0) return nullptr;
   if (IsRehashing()) RehashStep(StepsPerMutation());
-  int table = 0;
-  Node** link = FindLink(
-      hash, [key](const Node* n) { return hash_table_internal::KeyEquals(n, key); },
-      &table);
-  if (link == nullptr) return nullptr;
-  Node* node = *link;
-  *link = node->next;
-  node->next = nullptr;
-  --used_[table];
-  return node;
+  using hash_table_internal::NextOf;
+  const Position pos =
+      FindPosition(hash, [key](const Node* n) { return hash_table_internal::KeyEquals(n, key); });
+  if (pos.node == nullptr) return nullptr;
+  Relink(pos, NextOf(pos.node));
+  hash_table_internal::SetNextOf(pos.node, static_cast<Node*>(nullptr));
+  --used_[pos.table];
+  return pos.node;
 }
 
 template <typename Node>
 void HashTable<Node>::Replace(Node* old_node, Node* new_node, uint64_t hash) {
-  int table = 0;
-  Node** link = FindLink(
-      hash, [old_node](const Node* n) { return n == old_node; }, &table);
-  assert(link != nullptr && "Replace: old_node is not in the table");
-  if (link == nullptr) return;
-  new_node->next = old_node->next;
-  *link = new_node;
-  old_node->next = nullptr;
+  using hash_table_internal::SetNextOf;
+  const Position pos = FindPosition(hash, [old_node](const Node* n) { return n == old_node; });
+  assert(pos.node != nullptr && "Replace: old_node is not in the table");
+  if (pos.node == nullptr) return;
+  SetNextOf(new_node, hash_table_internal::NextOf(old_node));
+  Relink(pos, new_node);
+  SetNextOf(old_node, static_cast<Node*>(nullptr));
 }
 
 template <typename Node>
@@ -227,8 +245,10 @@ Node* HashTable<Node>::Random() const {
   for (int i = 0; i < kProbes && chain == nullptr; ++i) chain = slot(NextRandom() % total);
   for (size_t i = NextRandom() % total; chain == nullptr; i = (i + 1) % total) chain = slot(i);
   size_t length = 0;
-  for (Node* n = chain; n != nullptr; n = n->next) ++length;
-  for (size_t skip = NextRandom() % length; skip > 0; --skip) chain = chain->next;
+  for (Node* n = chain; n != nullptr; n = hash_table_internal::NextOf(n)) ++length;
+  for (size_t skip = NextRandom() % length; skip > 0; --skip) {
+    chain = hash_table_internal::NextOf(chain);
+  }
   return chain;
 }
 
@@ -247,9 +267,9 @@ bool HashTable<Node>::RehashStep(size_t n) {
     }
     buckets_[0][rehash_index_] = nullptr;
     while (node != nullptr) {
-      Node* next = node->next;
+      Node* next = hash_table_internal::NextOf(node);
       size_t index = HashBytes(node->Key()) & mask1;
-      node->next = buckets_[1][index];
+      hash_table_internal::SetNextOf(node, buckets_[1][index]);
       buckets_[1][index] = node;
       --used_[0];
       ++used_[1];
@@ -274,7 +294,7 @@ void HashTable<Node>::Clear(Fn&& fn) {
   log2_[0] = log2_[1] = 0;
   rehash_index_ = kNotRehashing;
   auto unlink = [&fn](Node* node) {
-    node->next = nullptr;
+    hash_table_internal::SetNextOf(node, static_cast<Node*>(nullptr));
     fn(node);
   };
   for (int t = 0; t < 2; ++t) {
@@ -355,19 +375,28 @@ size_t HashTable<Node>::StepsPerMutation() const {
 
 template <typename Node>
 template <typename Match>
-Node** HashTable<Node>::FindLink(uint64_t hash, Match&& is_match, int* table) const {
+typename HashTable<Node>::Position HashTable<Node>::FindPosition(uint64_t hash,
+                                                                 Match&& is_match) const {
   for (int t = 0; t < 2; ++t) {
     if (buckets_[t] == nullptr) continue;
     size_t index = hash & Mask(t);
     if (t == 0 && IsRehashing() && index < rehash_index_) continue;
-    for (Node** link = &buckets_[t][index]; *link != nullptr; link = &(*link)->next) {
-      if (is_match(*link)) {
-        *table = t;
-        return link;
-      }
+    Node* prev = nullptr;
+    for (Node* n = buckets_[t][index]; n != nullptr;
+         prev = n, n = hash_table_internal::NextOf(n)) {
+      if (is_match(n)) return {t, index, prev, n};
     }
   }
-  return nullptr;
+  return {};
+}
+
+template <typename Node>
+void HashTable<Node>::Relink(const Position& pos, Node* node) {
+  if (pos.prev == nullptr) {
+    buckets_[pos.table][pos.index] = node;
+  } else {
+    hash_table_internal::SetNextOf(pos.prev, node);
+  }
 }
 
 }  // namespace vireo

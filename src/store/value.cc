@@ -1,5 +1,6 @@
 #include "store/value.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -87,24 +88,30 @@ StrBlob* EnsureRaw(Entry* e, size_t need) {
 
 Entry* NewEntry(std::string_view key, bool with_expire) {
   auto* e = static_cast<Entry*>(ZMalloc(Entry::AllocSize(key.size(), with_expire)));
-  e->next = nullptr;
+  // The chain link shares its word with the key's length (see Entry): never in practice, but
+  // a silently truncated pointer would corrupt the keyspace.
+  if (!Entry::Linkable(e)) {
+    std::fprintf(stderr, "Entry at %p is above the addresses a chain link can hold\n",
+                 static_cast<void*>(e));
+    std::abort();
+  }
+  e->link_word = 0;
   e->ival = 0;
   e->meta = 0;
   e->SetType(ObjType::kString, Encoding::kInt);
   char* key_at = e->tail;
+  uint8_t key_info;
   if (key.size() < Entry::kLongKey) {
-    e->key_info = static_cast<uint8_t>(key.size());
+    key_info = static_cast<uint8_t>(key.size());
   } else {
-    e->key_info = Entry::kLongKey;
+    key_info = Entry::kLongKey;
     const auto len = static_cast<uint32_t>(key.size());
     memcpy(key_at, &len, sizeof(len));
     key_at += sizeof(len);
   }
   if (!key.empty()) memcpy(key_at, key.data(), key.size());
-  if (with_expire) {
-    e->key_info |= Entry::kHasExpire;
-    e->StoreExpire(0);
-  }
+  e->SetKeyInfo(with_expire ? key_info | Entry::kHasExpire : key_info);
+  if (with_expire) e->StoreExpire(0);
   return e;
 }
 
