@@ -143,10 +143,10 @@ Entry* Db::SetExpire(Entry* e, int64_t ms) {
     // Clearing an expiry that was never there costs nothing; setting one moves the entry
     // into an allocation with room for it (most keys never get a TTL, and save 8 bytes).
     if (ms == 0) return e;
-    const uint64_t hash = KeyHash(e->Key());
     Entry* moved = WithExpireField(e);
-    // Replace finds the old entry by address only: it is not read, only compared.
-    table_->Replace(e, moved, hash);
+    // Replace reads e's chain link: e is freed only once moved has taken its place.
+    table_->Replace(e, moved, KeyHash(e->Key()));
+    FreeEntryHeader(e);
     e = moved;
   }
   e->StoreExpire(ms);

@@ -115,14 +115,15 @@ Entry* NewEntry(std::string_view key, bool with_expire) {
   return e;
 }
 
-Entry* WithExpireField(Entry* e) {
+Entry* WithExpireField(const Entry* e) {
   Entry* n = NewEntry(e->Key(), true);
   n->meta = e->meta;
   // The union is 8 bytes whichever member is live; copy it whole.
   memcpy(&n->ival, &e->ival, sizeof(n->ival));
-  ZFree(e);
   return n;
 }
+
+void FreeEntryHeader(Entry* e) { ZFree(e); }
 
 void FreeValue(Entry* e) {
   switch (e->type()) {

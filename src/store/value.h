@@ -15,9 +15,11 @@ constexpr int64_t kMaxStringSize = 512LL * 1024 * 1024;
 // Allocates an entry for key with no value (type string/int 0) and no expiry; with_expire
 // reserves the expiry field, for a key about to get a TTL.
 Entry* NewEntry(std::string_view key, bool with_expire = false);
-// Moves e (unlinked, or about to be replaced in its table) into a new entry that has the
-// expiry field, keeping key, value and meta, and frees e's header. Used by Db::SetExpire.
-Entry* WithExpireField(Entry* e);
+// A new, unlinked entry with e's key, value and meta and room for an expiry (Db::SetExpire).
+// The value now belongs to both: once the new entry has taken e's place, e goes with
+// FreeEntryHeader, which frees the header and key only.
+Entry* WithExpireField(const Entry* e);
+void FreeEntryHeader(Entry* e);
 // Frees the entry and its value.
 void FreeEntry(Entry* e);
 // Frees only the value (the entry is kept) and resets it to the integer 0.
