@@ -59,10 +59,22 @@ struct StrBlob {
 // - `meta` packs type (3 bits), the snapshot bit (see Db::BeginSnapshot), encoding (4 bits)
 //   and a 24-bit access clock.
 // Unaligned fields are read with memcpy, so no platform needs unaligned loads.
+// Sanitizer builds keep key_info in a byte of its own too: LeakSanitizer finds live blocks by
+// the pointers it sees in memory, and a tagged link hides every entry after a chain's first.
+#if defined(__SANITIZE_ADDRESS__)
+#define VIREO_ENTRY_PLAIN_LINK 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define VIREO_ENTRY_PLAIN_LINK 1
+#endif
+#endif
+#if UINTPTR_MAX == UINT32_MAX && !defined(VIREO_ENTRY_PLAIN_LINK)
+#define VIREO_ENTRY_PLAIN_LINK 1
+#endif
 struct Entry {
   // Use Next/SetNext and key_info/SetKeyInfo: the fields share the word on 64-bit machines.
   uintptr_t link_word;
-#if UINTPTR_MAX == UINT32_MAX
+#ifdef VIREO_ENTRY_PLAIN_LINK
   uint8_t key_info_byte;
 #endif
   union {
@@ -78,7 +90,7 @@ struct Entry {
   static constexpr uint32_t kSnapshotBit = 0x8;
   static constexpr uint8_t kHasExpire = 0x80;
   static constexpr uint8_t kLongKey = 0x7F;
-#if UINTPTR_MAX == UINT32_MAX
+#ifdef VIREO_ENTRY_PLAIN_LINK
   static constexpr uintptr_t kLinkMask = ~uintptr_t{0};
   uint8_t key_info() const { return key_info_byte; }
   void SetKeyInfo(uint8_t v) { key_info_byte = v; }
@@ -140,7 +152,12 @@ struct Entry {
   char* ExpireSlot() { return const_cast<char*>(std::as_const(*this).ExpireSlot()); }
 };
 
+#if defined(VIREO_ENTRY_PLAIN_LINK) && UINTPTR_MAX != UINT32_MAX
+// A 64-bit sanitizer build: the separate key_info byte costs 8 with padding; sizes don't matter.
+static_assert(offsetof(Entry, tail) == 28, "sanitizer builds' entry header");
+#else
 static_assert(offsetof(Entry, tail) == 20, "Entry header must stay 20 bytes");
+#endif
 static_assert(sizeof(InlineStr) == 8, "an inline string fills the value word exactly");
 
 }  // namespace vireo
