@@ -49,6 +49,9 @@ def test_create_with_password_and_replicas_check_info_call(start_server):
     for i in range(100):
         rc.set(f"k{i}", i)
     check_clean(nodes[0], pw)
+    # Replicas get the writes asynchronously: a diskless sync's replica reports its link up
+    # before its primary has seen the transfer end and streams the writes held for it.
+    wait_for(lambda: sum(client(n, pw).dbsize() for n in nodes) == 200)
     info = vcli(["info", f"127.0.0.1:{nodes[1].port}"], pw)
     assert info.returncode == 0
     assert "[OK] 100 keys in 3 masters." in info.stdout, info.stdout
