@@ -16,10 +16,7 @@
 #endif
 #endif
 
-// Not on aarch64 yet: with it, that cross build's unit tests failed under qemu (wrong replies,
-// then a crash) where x86-64 and armhf pass; until that is understood, aarch64 keeps mallinfo2.
-#if !defined(VIREO_USE_JEMALLOC) && !defined(VIREO_SANITIZER_MALLOC) && defined(__GLIBC__) && \
-    !defined(__aarch64__)
+#if !defined(VIREO_USE_JEMALLOC) && !defined(VIREO_SANITIZER_MALLOC) && defined(__GLIBC__)
 #define VIREO_COUNT_MALLOC 1
 #endif
 
