@@ -4,7 +4,7 @@
 #  2. the sanitizer build (`make san`: clang-14, ASan + UBSan with alignment, every report fatal)
 #     runs the unit tests, the integration suite with io-threads 4 and the differential tests;
 #  3. each libFuzzer target for FUZZ_SECONDS from its seed corpus (scripts/fuzz.sh);
-#  4. with ARM_CHECK=1 (`make test ARM_CHECK=1`), the aarch64 cross build (scripts/arm-check.sh:
+#  4. unless ARM_CHECK=0 (`make test ARM_CHECK=0`), the aarch64 cross build (scripts/arm-check.sh:
 #     unity build at -O1) runs its unit tests and a smoke test under qemu-user.
 # The sanitizer build compiles at the lowest CPU priority while step 1 runs: those tests spend
 # much of their time waiting on sockets and child processes, and CI machines have two cores.
@@ -44,7 +44,7 @@ echo "test-all: sanitizer build done after $(($(date +%s) - start)) s"
 [[ $release_status -eq 0 ]] || exit "$release_status"
 
 arm_pid=
-if [[ ${ARM_CHECK:-0} == 1 ]]; then
+if [[ ${ARM_CHECK:-1} == 1 ]]; then
   mkdir -p "$arm"
   # Its own process group (setsid), so that stopping it stops its compilers too.
   ARM_DIR=$arm JOBS=$jobs setsid nice -n 19 bash -c \
