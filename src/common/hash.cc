@@ -1,6 +1,9 @@
 #include "common/hash.h"
 
 #include <sys/random.h>
+// The whole of XXH3 compiled in here (Debian's xxhash.h carries it): keys are short, and
+// a call into the shared library costs about as much as hashing them.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 namespace vireo {

@@ -138,6 +138,11 @@ bool ParseLongDouble(std::string_view s, long double* out) {
 size_t FormatInt64To(char* buf, int64_t v) {
   // Unsigned negation so INT64_MIN has a representable magnitude.
   uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  // One digit (lengths in reply headers, most counts): no buffer, no memcpy call.
+  if (v >= 0 && u < 10) {
+    buf[0] = static_cast<char>('0' + u);
+    return 1;
+  }
   char tmp[20];
   char* p = tmp + sizeof(tmp);
   while (u >= 100) {

@@ -294,6 +294,8 @@ TEST(Numbers, FormatInt64) {
   for (int64_t v : cases) {
     EXPECT_EQ(FormatInt64(v), std::to_string(v));
   }
+  // One digit has a path of its own; its negative neighbours do not take it.
+  for (int64_t v = -12; v <= 12; ++v) EXPECT_EQ(FormatInt64(v), std::to_string(v));
   // Every power of ten and its neighbours exercises the two-digit table boundaries.
   for (int64_t p = 1; p <= kInt64Max / 10; p *= 10) {
     for (int64_t v : {p - 1, p, p + 1, -p, -(p - 1)}) EXPECT_EQ(FormatInt64(v), std::to_string(v));

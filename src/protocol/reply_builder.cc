@@ -1,6 +1,7 @@
 #include "protocol/reply_builder.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "common/numbers.h"
 
@@ -21,6 +22,14 @@ void ReplyBuilder::Header(char type, int64_t n) {
   buf[len++] = '\n';
   out_->append(buf, len);
 }
+
+namespace {
+
+// Values up to this size are sent with one append: header, bytes and "\r\n" built on the
+// stack (each std::string append costs a capacity check and a memcpy call).
+constexpr size_t kSmallBulk = 64;
+
+}  // namespace
 
 void ReplyBuilder::Simple(std::string_view s) {
   out_->push_back('+');
@@ -43,6 +52,19 @@ void ReplyBuilder::Error(std::string_view msg) {
 void ReplyBuilder::Integer(int64_t v) { Header(':', v); }
 
 void ReplyBuilder::Bulk(std::string_view s) {
+  if (s.size() <= kSmallBulk) {
+    char buf[kSmallBulk + 8];  // "$64\r\n" + 64 bytes + "\r\n"
+    buf[0] = '$';
+    size_t len = FormatInt64To(buf + 1, static_cast<int64_t>(s.size())) + 1;
+    buf[len++] = '\r';
+    buf[len++] = '\n';
+    std::memcpy(buf + len, s.data(), s.size());
+    len += s.size();
+    buf[len++] = '\r';
+    buf[len++] = '\n';
+    out_->append(buf, len);
+    return;
+  }
   Header('$', static_cast<int64_t>(s.size()));
   out_->append(s);
   out_->append("\r\n", 2);

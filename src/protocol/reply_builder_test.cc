@@ -45,6 +45,13 @@ TEST(ReplyBuilderTest, SameInBothProtocols) {
   ExpectEncodings([](ReplyBuilder& b) { b.Bulk(std::string_view("a\r\n\0b", 5)); },
                   std::string("$5\r\na\r\n\0b\r\n", 11), std::string("$5\r\na\r\n\0b\r\n", 11));
   ExpectEncodings([](ReplyBuilder& b) { b.BulkInt(-17); }, "$3\r\n-17\r\n", "$3\r\n-17\r\n");
+  // Small values are built in one piece on the stack, larger ones appended: both sides of the
+  // boundary, and lengths of one and two digits.
+  for (size_t n : {1u, 9u, 10u, 63u, 64u, 65u, 1000u}) {
+    const std::string value(n, 'v');
+    const std::string want = "$" + std::to_string(n) + "\r\n" + value + "\r\n";
+    ExpectEncodings([&value](ReplyBuilder& b) { b.Bulk(value); }, want, want);
+  }
   ExpectEncodings([](ReplyBuilder& b) { b.Array(2); }, "*2\r\n", "*2\r\n");
   ExpectEncodings([](ReplyBuilder& b) { b.EmptyArray(); }, "*0\r\n", "*0\r\n");
   ExpectEncodings([](ReplyBuilder& b) { b.Raw("+X\r\n"); }, "+X\r\n", "+X\r\n");

@@ -459,7 +459,11 @@ void Server::ProcessInput(Client* c) {
         c->flags &= ~kClientTrackingCaching;
       }
       if (blocking_.HasReady()) ServeReadyKeys();
-      EnforceOutputLimit(c);
+      // A normal client with no normal-class limit (the default) has nothing to check.
+      const OutputBufferLimit& normal = config_.client_obuf_limits.Of(ClientClass::kNormal);
+      if ((c->flags & (kClientReplica | kClientPubSub)) || normal.hard != 0 || normal.soft != 0) {
+        EnforceOutputLimit(c);
+      }
     }
     c->conn.ConsumeInput(consumed);
     c->args.clear();

@@ -12,10 +12,10 @@
 // only the keyspace's owner thread may call it.
 //
 // Sizing: bucket counts are powers of two. The first Insert allocates kMinBuckets; an Insert
-// that finds Size() >= buckets * max load (1 unless SetMaxLoad) starts growing to twice as many; MaybeShrink shrinks to the
-// smallest power of two >= Size() once load falls below 1/8. Nothing is stored per node
-// besides `next`, so rehashing recomputes each moved key's hash. The reasons behind these
-// choices are noted in hash_table_inl.h.
+// that finds Size() >= buckets * max load (1 unless SetMaxLoad) starts growing to twice as many;
+// MaybeShrink shrinks to the smallest power of two >= Size() once load falls below 1/8. Nothing is
+// stored per node besides `next`, so rehashing recomputes each moved key's hash. The reasons behind
+// these choices are noted in hash_table_inl.h.
 #pragma once
 
 #include <cstddef>
@@ -98,6 +98,8 @@ class HashTable {
 
  private:
   static constexpr size_t kMinBuckets = 4;
+  // How far ahead of its position a rehash prefetches chain heads (RehashStep).
+  static constexpr size_t kRehashAhead = 8;
   static constexpr size_t kNotRehashing = SIZE_MAX;
 
   size_t Buckets(int t) const { return buckets_[t] ? size_t{1} << log2_[t] : 0; }

@@ -141,7 +141,8 @@ template <typename Node>
 uint64_t HashTable<Node>::Prefetch(std::string_view key) const {
   uint64_t hash = HashBytes(key);
   if (buckets_[0] == nullptr) return hash;
-  __builtin_prefetch(&buckets_[0][hash & Mask(0)]);
+  const size_t index = hash & Mask(0);
+  if (!IsRehashing() || index >= rehash_index_) __builtin_prefetch(&buckets_[0][index]);
   if (IsRehashing()) __builtin_prefetch(&buckets_[1][hash & Mask(1)]);
   return hash;
 }
@@ -149,9 +150,15 @@ uint64_t HashTable<Node>::Prefetch(std::string_view key) const {
 template <typename Node>
 void HashTable<Node>::PrefetchChain(uint64_t hash) const {
   if (buckets_[0] == nullptr) return;
-  // While rehashing, new keys live in table 1; a key of table 0 costs a miss, as before.
-  const Node* head = IsRehashing() ? buckets_[1][hash & Mask(1)] : buckets_[0][hash & Mask(0)];
-  if (head != nullptr) __builtin_prefetch(head);
+  const size_t index = hash & Mask(0);
+  // While rehashing, Find walks table 0's chain (where the bucket has not moved yet) and then
+  // table 1's: both heads are wanted. A bulk insert spends much of its time rehashing.
+  if (!IsRehashing() || index >= rehash_index_) {
+    if (const Node* head = buckets_[0][index]) __builtin_prefetch(head);
+  }
+  if (IsRehashing()) {
+    if (const Node* head = buckets_[1][hash & Mask(1)]) __builtin_prefetch(head);
+  }
 }
 
 template <typename Node>
@@ -257,7 +264,14 @@ bool HashTable<Node>::RehashStep(size_t n) {
   if (!IsRehashing()) return false;
   size_t empty_visits = n * 10;
   size_t mask1 = Mask(1);
+  const size_t buckets0 = Buckets(0);
   while (n > 0 && used_[0] > 0) {
+    // Moving a chain reads every node of it (its link, and its key to hash): the head a few
+    // buckets ahead is requested at each visit, so it has arrived when its turn comes (a
+    // step per insert keeps this window moving across commands too).
+    if (rehash_index_ + kRehashAhead < buckets0) {
+      if (const Node* ahead = buckets_[0][rehash_index_ + kRehashAhead]) __builtin_prefetch(ahead);
+    }
     // used_[0] > 0 means some bucket at or after rehash_index_ is non-empty.
     Node* node = buckets_[0][rehash_index_];
     if (node == nullptr) {
@@ -382,8 +396,7 @@ typename HashTable<Node>::Position HashTable<Node>::FindPosition(uint64_t hash,
     size_t index = hash & Mask(t);
     if (t == 0 && IsRehashing() && index < rehash_index_) continue;
     Node* prev = nullptr;
-    for (Node* n = buckets_[t][index]; n != nullptr;
-         prev = n, n = hash_table_internal::NextOf(n)) {
+    for (Node* n = buckets_[t][index]; n != nullptr; prev = n, n = hash_table_internal::NextOf(n)) {
       if (is_match(n)) return {t, index, prev, n};
     }
   }
