@@ -58,7 +58,7 @@ void ReplyBuilder::Bulk(std::string_view s) {
     size_t len = FormatInt64To(buf + 1, static_cast<int64_t>(s.size())) + 1;
     buf[len++] = '\r';
     buf[len++] = '\n';
-    std::memcpy(buf + len, s.data(), s.size());
+    if (!s.empty()) std::memcpy(buf + len, s.data(), s.size());  // an empty view may be null
     len += s.size();
     buf[len++] = '\r';
     buf[len++] = '\n';

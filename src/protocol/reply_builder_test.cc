@@ -42,6 +42,9 @@ TEST(ReplyBuilderTest, SameInBothProtocols) {
                   ":-9223372036854775808\r\n", ":-9223372036854775808\r\n");
   ExpectEncodings([](ReplyBuilder& b) { b.Bulk("hello"); }, "$5\r\nhello\r\n", "$5\r\nhello\r\n");
   ExpectEncodings([](ReplyBuilder& b) { b.Bulk(""); }, "$0\r\n\r\n", "$0\r\n\r\n");
+  // A default view has a null pointer (PING's empty reply in subscribed mode).
+  ExpectEncodings([](ReplyBuilder& b) { b.Bulk(std::string_view()); }, "$0\r\n\r\n",
+                  "$0\r\n\r\n");
   ExpectEncodings([](ReplyBuilder& b) { b.Bulk(std::string_view("a\r\n\0b", 5)); },
                   std::string("$5\r\na\r\n\0b\r\n", 11), std::string("$5\r\na\r\n\0b\r\n", 11));
   ExpectEncodings([](ReplyBuilder& b) { b.BulkInt(-17); }, "$3\r\n-17\r\n", "$3\r\n-17\r\n");
