@@ -2,6 +2,7 @@
 #include "common/clock.h"
 
 #include <gtest/gtest.h>
+#include <sys/types.h>
 #include <time.h>
 
 namespace vireo {
@@ -42,6 +43,18 @@ TEST(MonotonicClock, AgreesWithClockGettime) {
     struct timespec pause = {0, 20'000'000};
     nanosleep(&pause, nullptr);
   }
+}
+
+// 32-bit targets (armhf) build with 64-bit time_t and off_t (CMakeLists.txt): wall-clock
+// times past January 2038 (expiry times, LASTSAVE, log stamps) and files past 2 GiB.
+TEST(Platform, TimeAndFileOffsetsAre64Bit) {
+  EXPECT_EQ(sizeof(time_t), 8u);
+  EXPECT_EQ(sizeof(off_t), 8u);
+  const time_t t = 4102444800;  // 2100-01-01 00:00:00 UTC
+  struct tm out {};
+  ASSERT_NE(gmtime_r(&t, &out), nullptr);
+  EXPECT_EQ(out.tm_year, 200);
+  EXPECT_EQ(timegm(&out), t);
 }
 
 }  // namespace
