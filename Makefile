@@ -27,8 +27,8 @@ UNITY_ARG = $(if $(UNITY),-DCMAKE_UNITY_BUILD=$(UNITY))
 # leaves them out.
 ARM_CHECK ?= 1
 
-.PHONY: all build run test san test-arm test-armhf asan asan-test tsan tsan-test fuzz bench deps \
-        clean install
+.PHONY: all build run test san test-arm test-armhf docker-rehearse asan asan-test tsan tsan-test \
+        fuzz bench deps clean install
 
 all: build
 
@@ -70,6 +70,12 @@ test-arm:
 test-armhf:
 	@bash scripts/install-deps.sh arm
 	ARM_DIR=$(ARMHF_DIR) JOBS=$(JOBS) bash scripts/arm-check.sh armhf
+
+# The Docker image without a Docker engine: the Dockerfile carried out in chroots of
+# debootstrapped Debian, then the image run and checked (scripts/docker-rehearse.sh). Needs root
+# and deb.debian.org; manual only, not part of `make test` (it downloads and builds everything).
+docker-rehearse:
+	bash scripts/docker-rehearse.sh
 
 asan:
 	@test -f $(ASAN_DIR)/build.ninja || \

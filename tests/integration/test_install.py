@@ -10,6 +10,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ pytestmark = pytest.mark.skipif(bool(IO_THREADS), reason="no I/O threads involve
 BUILD_DIR = Path(SERVER_BINARY).resolve().parent
 BINARIES = ("vireo-server", "vireo-cli", "vireo-benchmark")
 COMPOSE = REPO_ROOT / "deploy" / "compose"
+REHEARSE = REPO_ROOT / "scripts" / "docker_rehearse"
 PASSWORD = "s3cret-pw"
 # Packages every debian:12-slim has (libstdc++6 comes with apt).
 SLIM_BASE = {"libc6", "libstdc++6", "libgcc-s1"}
@@ -124,20 +126,19 @@ def test_systemd_unit_hardening():
 # Docker image
 
 def dockerfile_stages():
-    """[(from line, [(INSTRUCTION, arguments)])] with continuation lines joined."""
-    text = (REPO_ROOT / "Dockerfile").read_text()
-    text = re.sub(r"\\\n", " ", "\n".join(l for l in text.splitlines()
-                                        if not l.lstrip().startswith("#")))
-    stages = []
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        instr, _, args = line.strip().partition(" ")
-        if instr.upper() == "FROM":
-            stages.append((args.strip(), []))
-        else:
-            stages[-1][1].append((instr.upper(), " ".join(args.split())))
-    return stages
+    """[(from line, [(INSTRUCTION, arguments)])], read with the parser of make docker-rehearse
+    (scripts/docker_rehearse/dockerfile.py), so the two never disagree about the file."""
+    sys.path.insert(0, str(REHEARSE))
+    try:
+        import dockerfile
+    finally:
+        sys.path.remove(str(REHEARSE))
+    stages = dockerfile.split_stages(dockerfile.parse_dockerfile(REPO_ROOT / "Dockerfile"))
+    result = []
+    for stage in stages:
+        base = stage["base"] + (f" AS {stage['name']}" if stage["name"] else "")
+        result.append((base, [(i.keyword, " ".join(str(i).split()[1:])) for i in stage["steps"]]))
+    return result
 
 
 def apt_packages(instructions):
@@ -176,6 +177,21 @@ def test_dockerfile_builds_in_debian_and_runs_slim_as_vireo():
                    "deploy/docker/docker-entrypoint.sh"):
         assert copied in dockerfile
         assert (REPO_ROOT / copied).is_file()
+
+
+def test_docker_rehearsal_reads_the_dockerfile_and_refuses_what_it_cannot_do(tmp_path):
+    # make docker-rehearse itself needs root and the network; its parse needs neither.
+    cmd = ["/usr/bin/python3", "-B", str(REHEARSE), "--parse-only",
+           "--work", str(tmp_path / "work"), "--cache", str(tmp_path / "cache")]
+    out = run(cmd + ["--dockerfile", "Dockerfile"], cwd=REPO_ROOT)
+    assert "FROM debian:12 AS build" in out and "FROM debian:12-slim" in out
+    assert 'ENTRYPOINT ["docker-entrypoint.sh"]' in out
+    bad = tmp_path / "Dockerfile"
+    bad.write_text("FROM debian:12\nRUN true \\\n  && true\nADD x /x\n")
+    res = subprocess.run(cmd + ["--dockerfile", str(bad)], capture_output=True, text=True,
+                         timeout=60, cwd=REPO_ROOT)
+    assert res.returncode != 0
+    assert f"{bad}:4: ADD is not supported" in res.stdout + res.stderr
 
 
 def test_runtime_image_has_the_libraries_the_binaries_load():
