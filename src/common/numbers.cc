@@ -89,7 +89,7 @@ constexpr std::array<char, 200> kDigitPairs = [] {
 
 }  // namespace
 
-bool ParseInt64(std::string_view s, int64_t* out) {
+bool ParseInt64Strict(std::string_view s, int64_t* out) {
   if (s == "0") {
     *out = 0;
     return true;

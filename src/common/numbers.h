@@ -10,7 +10,14 @@ namespace vireo {
 
 // Strict decimal int64: optional '-', no '+', no leading zeros (except "0"), no spaces,
 // no overflow. Same acceptance as Valkey's string2ll.
-bool ParseInt64(std::string_view s, int64_t* out);
+bool ParseInt64Strict(std::string_view s, int64_t* out);
+// ParseInt64Strict behind an inline test: a string too long for an int64 or not starting
+// with a digit or '-' (most SET values) is refused without a call.
+inline bool ParseInt64(std::string_view s, int64_t* out) {
+  if (s.empty() || s.size() > 20) return false;  // 20: "-9223372036854775808"
+  if (static_cast<unsigned char>(s[0] - '0') >= 10 && s[0] != '-') return false;
+  return ParseInt64Strict(s, out);
+}
 bool ParseUint64(std::string_view s, uint64_t* out);
 
 // A double as Valkey's string2d/getDoubleFromObject accepts it: strtod syntax (also "inf",

@@ -63,10 +63,16 @@ TEST(Numbers, ParseInt64Rejects) {
       "18446744073709551615",   // UINT64_MAX
       "99999999999999999999",   // 20 digits
       "100000000000000000000",  // 21 characters
+      "-00000000000000000001",  // 21 characters, leading zeros
+      "a",
+      ":1",  // the byte above '9'
+      "/1",  // the byte below '0'
   };
   for (const char* c : cases) {
     int64_t v = 12345;
     EXPECT_FALSE(ParseInt64(c, &v)) << '"' << c << '"';
+    // The strict parser alone, without the inline pre-test, refuses the same.
+    EXPECT_FALSE(ParseInt64Strict(c, &v)) << '"' << c << '"';
     EXPECT_EQ(v, 12345) << "output touched on failure for " << c;
   }
   int64_t v;

@@ -65,6 +65,9 @@ struct Client {
   // Commands of a pipeline parsed ahead of their turn (Server::ProcessInput), kept here so
   // their vectors are reused rather than allocated per read.
   static constexpr size_t kLookAhead = 8;
+  // A prefetched bucket has arrived this many commands later; its first entry is prefetched
+  // then (a second miss overlapped), and for the first this many commands of a read at once.
+  static constexpr size_t kEntryDistance = 3;
   std::vector<std::string_view> ahead[kLookAhead];
   // io-threads > 1: the commands an I/O thread parsed at the front of the input, in ahead[0..
   // io_parsed) with their byte sizes; ProcessInput starts from them. io_parse_stopped: the
@@ -72,6 +75,10 @@ struct Client {
   uint8_t io_parsed = 0;
   bool io_parse_stopped = false;
   size_t io_parsed_bytes[kLookAhead];
+  // io_hashed: Server::PrefetchReadBatch hashed (and prefetched) each parsed command's key,
+  // io_hash[i] of ahead[i][1], so ProcessInput neither hashes nor prefetches them again.
+  bool io_hashed = false;
+  uint64_t io_hash[kLookAhead];
   // The last command name looked up, byte for byte as sent, and its table entry: a pipeline
   // repeats names, and comparing a few bytes is cheaper than the table's case-folding lookup.
   char cached_cmd_name[16];

@@ -91,6 +91,8 @@ struct Config {
   bool lazyfree_lazy_eviction = false;
   bool active_expire_enabled = true;  // DEBUG SET-ACTIVE-EXPIRE
   int64_t active_expire_effort = 1;
+  // Cron spends up to a millisecond per run finishing a keyspace rehash.
+  bool activerehashing = true;
   // Collection encodings: packed up to these sizes, then the large encoding.
   int64_t hash_max_listpack_entries = 512;
   int64_t hash_max_listpack_value = 64;

@@ -36,7 +36,6 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"active-defrag-threshold-lower", "10", GenericKind::kInt, false, 0, 1000},
     {"active-defrag-threshold-upper", "100", GenericKind::kInt, false, 0, 1000},
     {"activedefrag", "no", GenericKind::kBool, false},
-    {"activerehashing", "yes", GenericKind::kBool, false},
     {"always-show-logo", "no", GenericKind::kBool, true},
     {"aof-disable-auto-gc", "no", GenericKind::kBool, false},
     {"aof-load-truncated", "yes", GenericKind::kBool, false},

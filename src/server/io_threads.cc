@@ -31,6 +31,7 @@ void RunReadJob(void* jobs, size_t index) {
   }
   c->io_parsed = static_cast<uint8_t>(n);
   c->io_parse_stopped = stopped;
+  c->io_hashed = false;
 }
 
 void RunWriteJob(void* jobs, size_t index) {

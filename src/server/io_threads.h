@@ -23,7 +23,6 @@ struct IoReadJob {
   bool parse;   // false when the execution thread must parse (partial command, paused, ...)
   ParserLimits limits;
   Connection::ReadResult result;
-  uint64_t key_hash;  // of the first parsed command's key, once prefetched (0: none)
 };
 
 struct IoWriteJob {

@@ -346,9 +346,7 @@ void Server::ProcessInput(Client* c) {
   // parser of its own, so the client's is untouched; it takes only multibulk commands (inline
   // ones live in the parser's storage) and stops at anything else.
   constexpr size_t kLookAhead = Client::kLookAhead;
-  // The bucket of a key prefetched this many commands ahead has arrived: its first entry is
-  // prefetched next (a second miss overlapped).
-  constexpr size_t kEntryDistance = 3;
+  constexpr size_t kEntryDistance = Client::kEntryDistance;
   size_t ahead_bytes[kLookAhead];  // ring over c->ahead: commands after the current one
   uint64_t ahead_hash[kLookAhead];  // of each one's first argument, when it has one
   size_t ahead_head = 0;
@@ -364,10 +362,19 @@ void Server::ProcessInput(Client* c) {
     for (size_t i = 0; i < ahead_count; ++i) {
       ahead_bytes[i] = c->io_parsed_bytes[i];
       ahead_off += ahead_bytes[i];
-      if (c->ahead[i].size() > 1) ahead_hash[i] = db->Prefetch(c->ahead[i][1]);
+      if (c->ahead[i].size() > 1) {
+        ahead_hash[i] = c->io_hashed ? c->io_hash[i] : db->Prefetch(c->ahead[i][1]);
+      }
+    }
+    if (!c->io_hashed) {
+      // Not prefetched with the batch (a read on its own): the first entries now.
+      for (size_t i = 0; i < std::min(ahead_count, kEntryDistance); ++i) {
+        if (c->ahead[i].size() > 1) db->PrefetchEntry(ahead_hash[i]);
+      }
     }
     ahead_done = c->io_parse_stopped;
     c->io_parsed = 0;
+    c->io_hashed = false;
   }
   while (c->conn.InputSize() > 0 && !(c->flags & (kClientCloseAfterReply | kClientCloseAsap |
                                                   kClientPaused | kClientBlocked))) {
@@ -396,6 +403,10 @@ void Server::ProcessInput(Client* c) {
       if (ahead_count >= kEntryDistance) {
         size_t later = (ahead_head + kEntryDistance - 1) % kLookAhead;
         if (c->ahead[later].size() > 1) db->PrefetchEntry(ahead_hash[later]);
+      }
+      if (ahead_count > 0 && c->ahead[ahead_head].size() > 1) {
+        // The next command's first entry has arrived by now (requested a command earlier).
+        db->PrefetchNext(c->ahead[ahead_head][1], ahead_hash[ahead_head]);
       }
       r = RequestParser::Result::kCommand;
     } else {
@@ -459,11 +470,7 @@ void Server::ProcessInput(Client* c) {
         c->flags &= ~kClientTrackingCaching;
       }
       if (blocking_.HasReady()) ServeReadyKeys();
-      // A normal client with no normal-class limit (the default) has nothing to check.
-      const OutputBufferLimit& normal = config_.client_obuf_limits.Of(ClientClass::kNormal);
-      if ((c->flags & (kClientReplica | kClientPubSub)) || normal.hard != 0 || normal.soft != 0) {
-        EnforceOutputLimit(c);
-      }
+      EnforceOutputLimit(c);
     }
     c->conn.ConsumeInput(consumed);
     c->args.clear();
@@ -712,9 +719,7 @@ void Server::Cron() {
   {
     // activerehashing: like Valkey, up to a millisecond per run of this task finishes a
     // rehash (a table of 10M keys would otherwise hold both bucket arrays for a long while).
-    auto it = config_.generic.find("activerehashing");
-    const bool active = it == config_.generic.end() || it->second == "yes";
-    const int64_t deadline = active ? MonotonicUs() + 1000 : 0;
+    const int64_t deadline = config_.activerehashing ? MonotonicUs() + 1000 : 0;
     for (auto& db : dbs_) {
       if (db->Housekeeping(deadline)) break;
     }

@@ -141,8 +141,17 @@ class Server {
   void QueueWrite(Client* c);
   // Wakes the loop when c's socket can take more (bytes sent around its output buffer).
   void WatchWritable(Client* c) { AfterFlush(c, Connection::WriteResult::kPending); }
-  // client-output-buffer-limit for c's class; true when c was scheduled to close.
-  bool EnforceOutputLimit(Client* c);
+  // client-output-buffer-limit for c's class; true when c was scheduled to close. Inline:
+  // it runs after every command, and a class without a limit (normal, by default) is done
+  // after the class test.
+  bool EnforceOutputLimit(Client* c) {
+    const OutputBufferLimit& limit = config_.client_obuf_limits.Of(
+        (c->flags & kClientReplica)  ? ClientClass::kReplica
+        : (c->flags & kClientPubSub) ? ClientClass::kPubSub
+                                     : ClientClass::kNormal);
+    if (limit.hard == 0 && limit.soft == 0) return false;
+    return EnforceSetOutputLimit(c, limit);
+  }
   // maxmemory-clients (server_client_eviction.cc): AccountClientMemory refreshes c's share of
   // the client memory total after its buffers changed; EvictClients closes the biggest
   // evictable clients while the total is at the limit; RecountClientMemory redoes every share.
@@ -247,6 +256,8 @@ class Server {
   std::string ReconfigureTls(const Config& candidate, std::string_view name);
 
  private:
+  // EnforceOutputLimit for a class that has a limit: the size test, then the close.
+  bool EnforceSetOutputLimit(Client* c, const OutputBufferLimit& limit);
   static void OnListenerEvent(void* obj, uint32_t events);
   static void OnClientEvent(void* obj, uint32_t events);
   void AcceptClients(int listen_fd, bool unix_socket, bool tls);

@@ -90,10 +90,11 @@ void Server::RunQueuedReads() {
 }
 
 void Server::PrefetchReadBatch(size_t from) {
-  // Across clients, prefetch-batch-max-size at a time: every bucket of the chunk's next keys
-  // is requested, then (by the time the last request is out, the first have arrived) each
-  // bucket's first entry; then the chunk's commands run. ProcessInput goes on to overlap the
-  // misses within each client's own pipeline.
+  // Across clients, prefetch-batch-max-size at a time: the bucket of every key the chunk's
+  // clients sent is requested, then (by the time the last request is out, the first have
+  // arrived) the first entries of each client's first Client::kEntryDistance commands; then
+  // the chunk's commands run. ProcessInput prefetches the later entries of each pipeline as
+  // it goes, from the hashes kept in Client::io_hash.
   const size_t max = static_cast<size_t>(config_.prefetch_batch_max_size);
   const size_t end = max <= 1 ? io_running_.size() : std::min(io_running_.size(), from + max);
   prefetched_until_ = end;
@@ -103,15 +104,28 @@ void Server::PrefetchReadBatch(size_t from) {
     // Commands of earlier chunks may have freed a client of this one (ids are never reused).
     Client* c = from == 0 ? job.client : FindClient(job.id);
     job.client = c;
-    job.key_hash = 0;
-    if (c == nullptr || c->io_parsed == 0 || c->ahead[0].size() < 2) continue;
-    job.key_hash = dbs_[static_cast<size_t>(c->db_index)]->Prefetch(c->ahead[0][1]);
+    if (c == nullptr || c->io_parsed == 0) continue;
+    const Db& db = *dbs_[static_cast<size_t>(c->db_index)];
+    for (size_t k = 0; k < c->io_parsed; ++k) {
+      if (c->ahead[k].size() > 1) c->io_hash[k] = db.Prefetch(c->ahead[k][1]);
+    }
+    c->io_hashed = true;
   }
   for (size_t i = from; i < end; ++i) {
-    const IoReadJob& job = io_running_[i];
-    if (job.key_hash != 0) {
-      dbs_[static_cast<size_t>(job.client->db_index)]->PrefetchEntry(job.key_hash);
+    const Client* c = io_running_[i].client;
+    if (c == nullptr || !c->io_hashed) continue;
+    const Db& db = *dbs_[static_cast<size_t>(c->db_index)];
+    const size_t n = std::min<size_t>(c->io_parsed, Client::kEntryDistance);
+    for (size_t k = 0; k < n; ++k) {
+      if (c->ahead[k].size() > 1) db.PrefetchEntry(c->io_hash[k]);
     }
+  }
+  // Each client's first command runs first: past its chain's first entry too (ProcessInput
+  // does this for the later ones).
+  for (size_t i = from; i < end; ++i) {
+    const Client* c = io_running_[i].client;
+    if (c == nullptr || !c->io_hashed || c->ahead[0].size() < 2) continue;
+    dbs_[static_cast<size_t>(c->db_index)]->PrefetchNext(c->ahead[0][1], c->io_hash[0]);
   }
 }
 

@@ -25,12 +25,7 @@ void Server::DeliverPush(Client* c, std::string_view frame) {
   if (!EnforceOutputLimit(c)) AccountClientMemory(c);
 }
 
-bool Server::EnforceOutputLimit(Client* c) {
-  const OutputBufferLimit& limit = config_.client_obuf_limits.Of(
-      (c->flags & kClientReplica)  ? ClientClass::kReplica
-      : (c->flags & kClientPubSub) ? ClientClass::kPubSub
-                                   : ClientClass::kNormal);
-  if (limit.hard == 0 && limit.soft == 0) return false;
+bool Server::EnforceSetOutputLimit(Client* c, const OutputBufferLimit& limit) {
   if (c->flags & kClientCloseAsap) return true;
   const uint64_t used = c->conn.PendingOutput();
   // The common case, under both limits, needs no clock read.

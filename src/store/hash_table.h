@@ -62,6 +62,15 @@ class HashTable {
   // The second stage, once the bucket has had time to arrive: loads it and hints the first
   // node of its chain.
   void PrefetchChain(uint64_t hash) const;
+  // The third stage, once the first node has arrived: when it does not hold key, hints the
+  // next node. At load 1-2 about half of all hits are past the first node.
+  void PrefetchPastHead(std::string_view key, uint64_t hash) const;
+  // A node's first 64 bytes, which hold its header and a short key, may straddle two cache
+  // lines (allocator size classes such as 48 are not line-aligned): both are requested.
+  static void PrefetchNode(const Node* node) {
+    __builtin_prefetch(node);
+    __builtin_prefetch(reinterpret_cast<const char*>(node) + 63);
+  }
 
   // One SCAN step: calls fn(Node*) for every node in the bucket(s) at cursor and returns the
   // next cursor (0 when the scan is complete). Every node present for the whole scan is
@@ -109,6 +118,8 @@ class HashTable {
   void FinishRehash();
   // Bucket moves a mutation pays, more when the table being filled is already overloaded.
   size_t StepsPerMutation() const;
+  // calloc'd bucket slots; nullptr when out of memory. Large arrays get huge pages.
+  static Node** AllocBuckets(size_t n);
   // Where a node sits: its table, bucket and chain predecessor (nullptr: first in bucket).
   struct Position {
     int table = 0;

@@ -22,6 +22,7 @@
 
 #include "common/bytes.h"
 #include "common/hash.h"
+#include "common/huge_pages.h"
 
 namespace vireo {
 namespace hash_table_internal {
@@ -104,6 +105,15 @@ template <typename Node>
 HashTable<Node>::HashTable() = default;
 
 template <typename Node>
+Node** HashTable<Node>::AllocBuckets(size_t n) {
+  auto** buckets = static_cast<Node**>(std::calloc(n, sizeof(Node*)));
+  // Every lookup reads one slot at random: over a few MiB of slots, most reads would also
+  // miss the TLB. The advice applies to the pages calloc has not touched yet.
+  AdviseHugePages(buckets, n * sizeof(Node*));
+  return buckets;
+}
+
+template <typename Node>
 HashTable<Node>::~HashTable() {
   std::free(buckets_[0]);
   std::free(buckets_[1]);
@@ -154,11 +164,25 @@ void HashTable<Node>::PrefetchChain(uint64_t hash) const {
   // While rehashing, Find walks table 0's chain (where the bucket has not moved yet) and then
   // table 1's: both heads are wanted. A bulk insert spends much of its time rehashing.
   if (!IsRehashing() || index >= rehash_index_) {
-    if (const Node* head = buckets_[0][index]) __builtin_prefetch(head);
+    if (const Node* head = buckets_[0][index]) PrefetchNode(head);
   }
   if (IsRehashing()) {
-    if (const Node* head = buckets_[1][hash & Mask(1)]) __builtin_prefetch(head);
+    if (const Node* head = buckets_[1][hash & Mask(1)]) PrefetchNode(head);
   }
+}
+
+template <typename Node>
+void HashTable<Node>::PrefetchPastHead(std::string_view key, uint64_t hash) const {
+  using hash_table_internal::KeyEquals;
+  using hash_table_internal::NextOf;
+  if (buckets_[0] == nullptr) return;
+  auto past = [key](const Node* head) {
+    if (head == nullptr || KeyEquals(head, key)) return;
+    if (const Node* next = NextOf(head)) PrefetchNode(next);
+  };
+  const size_t index = hash & Mask(0);
+  if (!IsRehashing() || index >= rehash_index_) past(buckets_[0][index]);
+  if (IsRehashing()) past(buckets_[1][hash & Mask(1)]);
 }
 
 template <typename Node>
@@ -166,7 +190,7 @@ void HashTable<Node>::Insert(Node* node, uint64_t hash) {
   if (IsRehashing()) {
     RehashStep(StepsPerMutation());
   } else if (buckets_[0] == nullptr) {
-    buckets_[0] = static_cast<Node**>(std::calloc(kMinBuckets, sizeof(Node*)));
+    buckets_[0] = AllocBuckets(kMinBuckets);
     // Insert cannot report failure, and a process that cannot get 32 bytes is done.
     if (buckets_[0] == nullptr) std::abort();
     log2_[0] = std::countr_zero(kMinBuckets);
@@ -349,7 +373,7 @@ void HashTable<Node>::Reserve(size_t n) {
   if (Size() != 0 || IsRehashing()) return;
   const size_t want = std::max(kMinBuckets, std::bit_ceil(std::max<size_t>(n / max_load_, 1)));
   if (want <= Buckets(0)) return;
-  auto** buckets = static_cast<Node**>(std::calloc(want, sizeof(Node*)));
+  Node** buckets = AllocBuckets(want);
   if (buckets == nullptr) return;  // no room: the table grows as usual instead
   std::free(buckets_[0]);
   buckets_[0] = buckets;
@@ -358,7 +382,7 @@ void HashTable<Node>::Reserve(size_t n) {
 
 template <typename Node>
 void HashTable<Node>::StartRehash(uint8_t log2) {
-  buckets_[1] = static_cast<Node**>(std::calloc(size_t{1} << log2, sizeof(Node*)));
+  buckets_[1] = AllocBuckets(size_t{1} << log2);
   // Out of memory: keep the current table, overloaded but correct; a later call retries.
   if (buckets_[1] == nullptr) return;
   log2_[1] = log2;

@@ -184,9 +184,7 @@ Entry* RekeyEntry(Entry* e, std::string_view new_key) {
 
 void SetStringValue(Entry* e, std::string_view s) {
   int64_t v;
-  // Only a digit or '-' can start an integer: other values skip the parse (a call per SET).
-  if (s.size() <= 20 && !s.empty() &&
-      (static_cast<unsigned char>(s[0] - '0') < 10 || s[0] == '-') && ParseInt64(s, &v)) {
+  if (ParseInt64(s, &v)) {
     SetIntValue(e, v);
     return;
   }

@@ -1,0 +1,18 @@
+// Transparent huge pages for large arrays that are read at random (hash table buckets).
+#pragma once
+
+#include <cstddef>
+
+namespace vireo {
+
+// Arrays of at least this many bytes are worth advising: below it, a huge page could cost
+// more resident memory than the array itself.
+inline constexpr size_t kHugePageAdviseMin = size_t{4} << 20;
+
+// Asks the kernel (madvise MADV_HUGEPAGE) to back the 2 MiB-aligned part of [p, p + size)
+// with huge pages from its next fault on, so random reads over a large table miss the TLB
+// far less often. True when advised; smaller arrays are left alone. Where THP is off the
+// advice has no effect, and failure only leaves normal pages.
+bool AdviseHugePages(void* p, size_t size);
+
+}  // namespace vireo

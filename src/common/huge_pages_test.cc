@@ -1,0 +1,69 @@
+#include "common/huge_pages.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace vireo {
+namespace {
+
+// VmFlags of the mapping that holds addr, from /proc/self/smaps ("" if not found).
+std::string VmFlagsOf(uintptr_t addr) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-' && line.find(':') > line.find(' ')) {
+      inside = addr >= lo && addr < hi;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0) return line;
+  }
+  return "";
+}
+
+TEST(HugePages, SmallOrNullArraysAreLeftAlone) {
+  EXPECT_FALSE(AdviseHugePages(nullptr, size_t{64} << 20));
+  char small[4096];
+  EXPECT_FALSE(AdviseHugePages(small, sizeof(small)));
+  void* p = std::malloc(kHugePageAdviseMin - 1);
+  ASSERT_NE(p, nullptr);
+  EXPECT_FALSE(AdviseHugePages(p, kHugePageAdviseMin - 1));
+  std::free(p);
+}
+
+TEST(HugePages, LargeArrayIsAdvisedAndKeepsItsContents) {
+  const size_t size = size_t{9} << 20;  // not a multiple of 2 MiB, nor (usually) aligned
+  auto* p = static_cast<unsigned char*>(std::calloc(size, 1));
+  ASSERT_NE(p, nullptr);
+  p[0] = 1;
+  p[size - 1] = 2;
+  if (!AdviseHugePages(p, size)) {
+    std::free(p);
+    GTEST_SKIP() << "madvise(MADV_HUGEPAGE) is not supported here";
+  }
+  for (size_t i = 0; i < size; i += 4096) p[i] = static_cast<unsigned char>(i >> 12);
+  p[size - 1] = 2;
+  for (size_t i = 0; i < size; i += 4096) ASSERT_EQ(p[i], static_cast<unsigned char>(i >> 12));
+  EXPECT_EQ(p[size - 1], 2);
+  // The kernel marks the advised range "hg" (VM_HUGEPAGE); qemu-user has no such file entry.
+  const uintptr_t inside =
+      (reinterpret_cast<uintptr_t>(p) + (uintptr_t{4} << 20)) & ~((uintptr_t{2} << 20) - 1);
+  const std::string flags = VmFlagsOf(inside);
+  if (!flags.empty()) {
+    EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
+  }
+  RecordProperty("vmflags", flags);
+  std::free(p);
+}
+
+}  // namespace
+}  // namespace vireo
