@@ -213,6 +213,9 @@ void RenderMemory(Server& server, std::string* out) {
   Line(out, "mem_clients_normal:%zu", clients_memory);
   Line(out, "mem_cluster_links:0");
   Line(out, "mem_aof_buffer:0");
+  size_t rehashing = 0;
+  for (int i = 0; i < server.db_count(); ++i) rehashing += server.db(i)->RehashingBytes();
+  Line(out, "mem_overhead_db_hashtable_rehashing:%zu", rehashing);
   Line(out, "mem_allocator:%s", AllocatorName());
   Line(out, "active_defrag_running:0");
   Line(out, "lazyfree_pending_objects:%zu", LazyFreePending());

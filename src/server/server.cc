@@ -159,6 +159,7 @@ bool Server::Init(std::string* error) {
   loop_.SetAfterEvents([this] {
     replication_->Pump();
     FlushPendingWrites();
+    AdvanceRehash();
     CowSnapshot::RunSlice();
   });
   loop_.SetWaitLimit([this]() -> int64_t {
@@ -482,6 +483,18 @@ void Server::ProcessInput(Client* c) {
     pending_writes_.push_back(c);
   } else if ((c->flags & kClientCloseAfterReply) && c->conn.PendingOutput() == 0) {
     FreeClient(c);
+  }
+}
+
+void Server::AdvanceRehash() {
+  const uint64_t ran = stats_.total_commands_processed - rehash_commands_seen_;
+  rehash_commands_seen_ = stats_.total_commands_processed;
+  if (ran == 0) return;
+  // Not tied to activerehashing, which (as in Valkey) governs only the periodic task's share.
+  // Capped, so one large turn costs at most a few tens of microseconds.
+  const size_t steps = static_cast<size_t>(std::min<uint64_t>(ran, 1000));
+  for (auto& db : dbs_) {
+    if (db->Rehashing()) db->RehashSteps(steps);
   }
 }
 

@@ -288,6 +288,12 @@ class Server {
   // Parses and runs the commands in c's input buffer.
   void ProcessInput(Client* c);
   void FlushPendingWrites();
+  // After each turn: a running keyspace rehash moves as many buckets as the turn ran
+  // commands, as Valkey moves one per lookup (Find here is const). Without it a read-only
+  // load would leave the rehash to cron (activerehashing: a millisecond per tick, or nothing)
+  // while every lookup walks two chains.
+  void AdvanceRehash();
+  uint64_t rehash_commands_seen_ = 0;
   void WriteToClient(Client* c);
   void FreeClient(Client* c);
   void Cron();

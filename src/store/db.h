@@ -54,6 +54,8 @@ class Db {
   size_t Size() const { return table_->Size(); }
   size_t VolatileCount() const { return volatile_; }
   bool Rehashing() const { return table_->IsRehashing(); }
+  // INFO memory's mem_overhead_db_hashtable_rehashing (Valkey 8): the old bucket array.
+  size_t RehashingBytes() const { return table_->RehashingBytes(); }
 
   // The live entry for key, or nullptr. A logically expired key is deleted here (lazy expiry).
   // Does not touch hit/miss stats; use Lookup for reads that count.
@@ -116,6 +118,8 @@ class Db {
   // (a MonotonicUs time; activerehashing), moves buckets of a running rehash until then.
   // Returns true if it stopped at the deadline with the rehash unfinished.
   bool Housekeeping(int64_t deadline_us);
+  // Moves up to n buckets of a running rehash (Server::AdvanceRehash).
+  void RehashSteps(size_t n) { table_->RehashStep(n); }
 
   // Pipelined look-ahead (Server::ProcessInput): Prefetch starts loading key's bucket and
   // returns key's hash; PrefetchEntry, a few commands later, the first entry of that bucket;

@@ -37,6 +37,8 @@ class HashTable {
   size_t Size() const;
   // Total buckets of both tables (for memory accounting and INFO).
   size_t BucketCount() const;
+  // Bytes of the bucket array a running rehash is emptying; 0 when none runs.
+  size_t RehashingBytes() const { return IsRehashing() ? Buckets(0) * sizeof(Node*) : 0; }
   bool IsRehashing() const;
 
   // Each keyed operation also comes with `hash` = HashBytes(key) given by a caller that has

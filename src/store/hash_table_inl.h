@@ -10,7 +10,8 @@
 //   StepsPerMutation), and a step gives up after 10 empty buckets per requested move, so no
 //   single call walks a long run of empty slots. A grow therefore finishes before the old
 //   table's bucket count of inserts has arrived, which keeps the new table at load <= 1.
-// - Find never rehashes: it is const, and keeping GET free of writes keeps it lean.
+// - Find never rehashes: it is const, and keeping GET free of writes keeps it lean. Read-only
+//   load still finishes a rehash: the server calls RehashStep after each turn (AdvanceRehash).
 // - Nodes store no hash: memory per key matters more than rehash speed, which is amortized.
 #pragma once
 

@@ -4,6 +4,7 @@ commands run. Results must not depend on the batch size, and a client freed by a
 command of the same batch (CLIENT KILL) must be skipped safely."""
 import socket
 import threading
+import time
 
 import pytest
 import redis
@@ -75,3 +76,39 @@ def test_client_killed_by_an_earlier_command_of_the_batch(start_server):
     for v, _ in victims:
         v.close()
     killer.close()
+
+
+def rehashing_bytes(c):
+    return int(c.info("memory")["mem_overhead_db_hashtable_rehashing"])
+
+
+def test_reads_alone_finish_a_keyspace_rehash(start_server):
+    # Valkey moves a bucket of a running rehash on every lookup; Vireo moves as many buckets
+    # after each turn as the turn ran commands. With activerehashing off, nothing else would
+    # finish it under a read-only load.
+    s = start_server("--activerehashing", "no", "--enable-debug-command", "yes")
+    c = s.client()
+    assert rehashing_bytes(c) == 0
+    # Load 2: 4,096 buckets hold 8,192 keys; the next insert starts the grow to 8,192.
+    c.execute_command("DEBUG", "POPULATE", 8193)
+    before = rehashing_bytes(c)
+    assert before == 4096 * 8
+    time.sleep(0.3)  # several cron ticks: with activerehashing off they move nothing
+    assert 0 < rehashing_bytes(c) <= before
+    p = c.pipeline(transaction=False)
+    for round_ in range(40):
+        for i in range(200):
+            p.get(f"key:{(round_ * 200 + i) % 8193}")
+        p.execute()
+        if rehashing_bytes(c) == 0:
+            break
+    assert rehashing_bytes(c) == 0
+    assert c.dbsize() == 8193 and c.get("key:8192") == "value:8192"
+
+
+def test_rehashing_overhead_is_counted_in_every_db(start_server):
+    s = start_server("--activerehashing", "no", "--enable-debug-command", "yes")
+    c = s.client()
+    c.execute_command("DEBUG", "POPULATE", 8193)
+    s.client(db=3).execute_command("DEBUG", "POPULATE", 8193)
+    assert rehashing_bytes(c) == 2 * 4096 * 8  # the whole old array of each, until it is done
