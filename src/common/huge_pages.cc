@@ -6,8 +6,8 @@
 
 namespace vireo {
 
-bool AdviseHugePages(void* p, size_t size) {
-  if (p == nullptr || size < kHugePageAdviseMin) return false;
+bool AdviseHugePages(void* p, size_t size, size_t min_size) {
+  if (p == nullptr || size < min_size) return false;
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
   const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
   const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + size) & ~(kHuge - 1);

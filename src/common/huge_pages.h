@@ -11,8 +11,8 @@ inline constexpr size_t kHugePageAdviseMin = size_t{4} << 20;
 
 // Asks the kernel (madvise MADV_HUGEPAGE) to back the 2 MiB-aligned part of [p, p + size)
 // with huge pages from its next fault on, so random reads over a large table miss the TLB
-// far less often. True when advised; smaller arrays are left alone. Where THP is off the
-// advice has no effect, and failure only leaves normal pages.
-bool AdviseHugePages(void* p, size_t size);
+// far less often. True when advised; arrays under min_size are left alone. Where THP is off
+// the advice has no effect, and failure only leaves normal pages.
+bool AdviseHugePages(void* p, size_t size, size_t min_size = kHugePageAdviseMin);
 
 }  // namespace vireo

@@ -5,30 +5,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "common/vm_flags.h"
 
 namespace vireo {
 namespace {
-
-// VmFlags of the mapping that holds addr, from /proc/self/smaps ("" if not found).
-std::string VmFlagsOf(uintptr_t addr) {
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  bool inside = false;
-  while (std::getline(smaps, line)) {
-    uintptr_t lo = 0, hi = 0;
-    char dash = 0;
-    std::istringstream head(line);
-    if (head >> std::hex >> lo >> dash >> hi && dash == '-' && line.find(':') > line.find(' ')) {
-      inside = addr >= lo && addr < hi;
-      continue;
-    }
-    if (inside && line.rfind("VmFlags:", 0) == 0) return line;
-  }
-  return "";
-}
 
 TEST(HugePages, SmallOrNullArraysAreLeftAlone) {
   EXPECT_FALSE(AdviseHugePages(nullptr, size_t{64} << 20));

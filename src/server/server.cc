@@ -135,6 +135,7 @@ bool Server::Init(std::string* error) {
   }
   if (!StartMetricsEndpoint(*this, &metrics_, error)) return false;
   TrackThreadAllocations();  // the maxmemory gauge follows this thread's allocations
+  UseHugePageArena();        // the keyspace's entries on huge pages (store/memory.h)
   StartIoThreads();
   signal(SIGPIPE, SIG_IGN);
   struct sigaction sa = {};
@@ -404,10 +405,6 @@ void Server::ProcessInput(Client* c) {
       if (ahead_count >= kEntryDistance) {
         size_t later = (ahead_head + kEntryDistance - 1) % kLookAhead;
         if (c->ahead[later].size() > 1) db->PrefetchEntry(ahead_hash[later]);
-      }
-      if (ahead_count > 0 && c->ahead[ahead_head].size() > 1) {
-        // The next command's first entry has arrived by now (requested a command earlier).
-        db->PrefetchNext(c->ahead[ahead_head][1], ahead_hash[ahead_head]);
       }
       r = RequestParser::Result::kCommand;
     } else {

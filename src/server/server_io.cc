@@ -120,13 +120,6 @@ void Server::PrefetchReadBatch(size_t from) {
       if (c->ahead[k].size() > 1) db.PrefetchEntry(c->io_hash[k]);
     }
   }
-  // Each client's first command runs first: past its chain's first entry too (ProcessInput
-  // does this for the later ones).
-  for (size_t i = from; i < end; ++i) {
-    const Client* c = io_running_[i].client;
-    if (c == nullptr || !c->io_hashed || c->ahead[0].size() < 2) continue;
-    dbs_[static_cast<size_t>(c->db_index)]->PrefetchNext(c->ahead[0][1], c->io_hash[0]);
-  }
 }
 
 void Server::DrainReadBatch() {

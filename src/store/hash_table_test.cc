@@ -81,7 +81,6 @@ TEST(HashTableTest, EmptyTableHasNoBuckets) {
   EXPECT_EQ(table.Remove("a"), nullptr);
   EXPECT_EQ(table.Random(), nullptr);
   table.PrefetchChain(table.Prefetch("a"));
-  table.PrefetchPastHead("a", table.Prefetch("a"));
   table.MaybeShrink();
   EXPECT_FALSE(table.RehashStep(10));
   int calls = 0;
@@ -315,11 +314,10 @@ TEST(HashTableTest, ForEachVisitsEveryNodeOnceMidRehash) {
 TEST(HashTableTest, PrefetchIsHarmless) {
   SetHashSeed(17);
   Fixture f;
-  // All three stages, for keys present and absent, through every grow and rehash step.
+  // Both stages, for keys present and absent, through every grow and rehash step.
   auto all_stages = [&f](const std::string& key) {
     const uint64_t hash = f.table.Prefetch(key);
     f.table.PrefetchChain(hash);
-    f.table.PrefetchPastHead(key, hash);
   };
   for (size_t i = 0; i < 1000; ++i) {
     all_stages(KeyOf(0, i));

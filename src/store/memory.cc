@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "common/huge_pages.h"
 #include "store/malloc_count.h"
 
 #ifdef VIREO_USE_JEMALLOC
@@ -129,6 +130,59 @@ bool TrackedAllocationBalance(int64_t* balance) {
   }
   *balance = static_cast<int64_t>(sum);
   return true;
+#endif
+}
+
+#ifdef VIREO_USE_JEMALLOC
+namespace {
+
+extent_hooks_t* g_base_hooks = nullptr;  // jemalloc's default hooks, which ours wrap
+extent_hooks_t g_huge_hooks;
+std::atomic<size_t> g_huge_arena_mapped{0};
+// An idle server fits in the arena's first two extents (its metadata's and its first data
+// extent, 2 MiB each): advising them would add huge pages to a server that holds nothing.
+constexpr size_t kHugeArenaAdviseAfter = size_t{4} << 20;
+constexpr size_t kHugePage = size_t{2} << 20;
+
+// jemalloc maps memory for an arena in growing extents (2 MiB, 2.5 MiB, 3 MiB, ...). Those
+// past the first two are placed on a 2 MiB boundary, so that all but their tail can be huge
+// pages, and advised whole: no other arena's objects share them.
+void* HugeExtentAlloc(extent_hooks_t* /*hooks*/, void* new_addr, size_t size, size_t alignment,
+                      bool* zero, bool* commit, unsigned arena_ind) {
+  const bool advise = g_huge_arena_mapped.load(std::memory_order_relaxed) >= kHugeArenaAdviseAfter;
+  if (advise && new_addr == nullptr && size >= kHugePage && alignment < kHugePage) {
+    alignment = kHugePage;
+  }
+  void* p = g_base_hooks->alloc(g_base_hooks, new_addr, size, alignment, zero, commit, arena_ind);
+  if (p == nullptr) return nullptr;
+  g_huge_arena_mapped.fetch_add(size, std::memory_order_relaxed);
+  if (advise) AdviseHugePages(p, size, 0);
+  return p;
+}
+
+}  // namespace
+#endif
+
+bool UseHugePageArena() {
+#ifdef VIREO_USE_JEMALLOC
+  static unsigned arena = 0;  // 0: not made yet (arena 0 is jemalloc's own)
+  if (arena == 0) {
+    size_t sz = sizeof(g_base_hooks);
+    if (mallctl("arena.0.extent_hooks", &g_base_hooks, &sz, nullptr, 0) != 0 ||
+        g_base_hooks == nullptr) {
+      return false;
+    }
+    g_huge_hooks = *g_base_hooks;
+    g_huge_hooks.alloc = HugeExtentAlloc;
+    extent_hooks_t* hooks = &g_huge_hooks;
+    unsigned made = 0;
+    sz = sizeof(made);
+    if (mallctl("arenas.create", &made, &sz, &hooks, sizeof(hooks)) != 0) return false;
+    arena = made;
+  }
+  return mallctl("thread.arena", nullptr, nullptr, &arena, sizeof(arena)) == 0;
+#else
+  return false;
 #endif
 }
 

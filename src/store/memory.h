@@ -29,6 +29,12 @@ bool TrackedAllocationBalance(int64_t* balance);
 // Returns the calling thread's cached free blocks to the allocator, so UsedMemory sees what
 // was just freed (after evictions; no-op without jemalloc).
 void FlushThreadCache();
+// Binds the calling thread's later allocations to a jemalloc arena of its own whose fresh
+// memory is advised MADV_HUGEPAGE: the execution thread's, which hold the keyspace's entries.
+// A lookup's entry load is a random read, and with 4 KB pages it nearly always misses the TLB
+// too. Only this arena is advised (jemalloc's thp:always would advise every arena and its
+// metadata, which costs an idle server megabytes). False without jemalloc.
+bool UseHugePageArena();
 // Resident set size of the process, from /proc.
 size_t ResidentMemory();
 const char* AllocatorName();      // "jemalloc-5.3.0" / "libc"

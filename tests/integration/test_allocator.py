@@ -48,3 +48,37 @@ def test_used_memory_sees_frees_on_the_lazy_free_thread(sr):
     assert sr.unlink("alloc:big") == 1
     assert wait_for(lambda: sr.info("memory")["lazyfreed_objects"] > lazy_before)
     assert wait_for(lambda: sr.info("memory")["used_memory"] < grown - 5000 * 200)
+
+
+def _anon_huge_kb(pid):
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("AnonHugePages:"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_the_keyspace_gets_huge_pages_and_an_idle_server_none(start_server):
+    """The execution thread allocates from a jemalloc arena whose extents past its first two
+    are advised MADV_HUGEPAGE (store/memory.h, UseHugePageArena): a large keyspace's entries
+    land on huge pages, while an idle server, which lives in those first two, gains none."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            mode = f.read()
+    except OSError:
+        pytest.skip("no transparent huge pages here")
+    if "[never]" in mode:
+        pytest.skip("transparent huge pages are off here")
+    s = start_server("--enable-debug-command", "yes")
+    r = s.client()
+    if not r.info("memory")["mem_allocator"].startswith("jemalloc"):
+        pytest.skip("the arena is jemalloc's")
+    pid = r.info("server")["process_id"]
+    r.set("a", "b")
+    assert r.get("a") == "b"
+    r.info()
+    if "[madvise]" in mode:  # with "always" every mapping may get them
+        assert _anon_huge_kb(pid) == 0
+    r.execute_command("DEBUG", "POPULATE", "300000", "key", "3")
+    assert r.dbsize() == 300001
+    assert _anon_huge_kb(pid) >= 2048

@@ -29,6 +29,7 @@ def test_config_set_round_trips_of_each_kind(r):
         "maxmemory-policy": ("ALLKEYS-LRU", "allkeys-lru"),
         "slowlog-log-slower-than": ("-1", "-1"),
         "lazyfree-lazy-user-del": ("yes", "yes"),
+        "activerehashing": ("NO", "no"),
         "save": ("100 10 200 20", "100 10 200 20"),
         "hash-max-listpack-entries": ("256", "256"),
         "repl-diskless-load": ("swapdb", "swapdb"),
@@ -80,6 +81,10 @@ def test_config_set_error_texts(r):
     assert error_of(r, "CONFIG", "SET", "lazyfree-lazy-user-del", "maybe") == (
         "CONFIG SET failed (possibly related to argument 'lazyfree-lazy-user-del') - argument "
         "must be 'yes' or 'no'")
+    assert error_of(r, "CONFIG", "SET", "activerehashing", "maybe") == (
+        "CONFIG SET failed (possibly related to argument 'activerehashing') - argument "
+        "must be 'yes' or 'no'")
+    assert r.config_get("activerehashing") == {"activerehashing": "yes"}  # unchanged
     assert error_of(r, "CONFIG", "SET", "loglevel", "loud") == (
         "CONFIG SET failed (possibly related to argument 'loglevel') - argument(s) must be one "
         "of the following: debug, verbose, notice, warning")
