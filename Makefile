@@ -23,8 +23,8 @@ ALLOCATOR_ARG = $(if $(ALLOCATOR),-DVIREO_ALLOCATOR=$(ALLOCATOR))
 # about half the compile time; empty keeps the build dir's choice (off when first configured).
 UNITY     ?=
 UNITY_ARG = $(if $(UNITY),-DCMAKE_UNITY_BUILD=$(UNITY))
-# `make test` ends with the aarch64 cross build's tests under qemu (test-all.sh); ARM_CHECK=0
-# leaves them out.
+# `make test` ends with the aarch64 and armhf cross builds' tests under qemu (test-all.sh);
+# ARM_CHECK=0 leaves them out.
 ARM_CHECK ?= 1
 
 .PHONY: all build run test san test-arm test-armhf docker-rehearse asan asan-test tsan tsan-test \
@@ -49,7 +49,7 @@ run: deps build
 # scripts/test-all.sh for the order.
 test: deps build
 	BUILD_DIR=$(BUILD_DIR) FUZZ_DIR=$(FUZZ_DIR) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) JOBS=$(JOBS) \
-	  ARM_DIR=$(ARM_DIR) ARM_CHECK=$(ARM_CHECK) bash scripts/test-all.sh
+	  ARM_DIR=$(ARM_DIR) ARMHF_DIR=$(ARMHF_DIR) ARM_CHECK=$(ARM_CHECK) bash scripts/test-all.sh
 
 # The sanitizer build: clang-14 with ASan + UBSan (alignment included, every report fatal) over
 # everything, the libFuzzer targets included. One build serves the tests and the fuzzers.
@@ -61,8 +61,7 @@ san:
 	ninja -C $(FUZZ_DIR) -j$(JOBS)
 
 # ARM: the cross build, its unit tests and a smoke test under qemu (scripts/arm-check.sh), for
-# aarch64 and 32-bit armhf. `make test ARM_CHECK=1` runs the aarch64 one too; it is off by
-# default while CI's budget has no room for it (see scripts/test-all.sh).
+# aarch64 and 32-bit armhf. `make test` ends with both (ARM_CHECK=0 leaves them out).
 test-arm:
 	@bash scripts/install-deps.sh arm
 	ARM_DIR=$(ARM_DIR) JOBS=$(JOBS) bash scripts/arm-check.sh arm64

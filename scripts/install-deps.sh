@@ -16,8 +16,8 @@ PACKAGES=(
   procps iproute2 util-linux # ps/pkill, ss, taskset
   openssl                    # tests/integration/test_tls.py makes its certificates
 )
-# `install-deps.sh arm`: the cross compilers and qemu for make test-arm / test-armhf;
-# `install-deps.sh arm64`: the aarch64 ones only, for the ARM stage of scripts/test-all.sh.
+# `install-deps.sh arm`: the cross compilers and qemu for make test-arm / test-armhf and the ARM
+# stage of scripts/test-all.sh; `install-deps.sh arm64`: the aarch64 ones only.
 if [[ ${1:-} == arm ]]; then
   PACKAGES+=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user-static)
 elif [[ ${1:-} == arm64 ]]; then
