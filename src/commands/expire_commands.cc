@@ -144,7 +144,8 @@ void ReplyTtl(CommandContext& ctx, bool ms, bool absolute) {
   }
   int64_t t = absolute ? e->expire_ms() : e->expire_ms() - CommandTimeMs();
   if (t < 0) t = 0;
-  ctx.reply.Integer(ms ? t : (t + 500) / 1000);
+  // Rounded without adding 500 first, which overflows for an expiry near INT64_MAX.
+  ctx.reply.Integer(ms ? t : t / 1000 + (t % 1000 >= 500 ? 1 : 0));
 }
 
 // EXPIRE key seconds [NX | XX | GT | LT]

@@ -186,3 +186,13 @@ def test_expired_keys_not_returned_by_keys_or_scan(sr):
     time.sleep(0.1)
     assert sr.keys("*") == ["stays"]
     assert list(sr.scan_iter()) == ["stays"]
+
+
+def test_ttl_of_the_largest_expiry_does_not_overflow(sr):
+    # Rounding to seconds used to add 500 to INT64_MAX (UBSan: signed overflow); the answers
+    # are redis-server's.
+    sr.set("far", "v")
+    assert sr.execute_command("PEXPIREAT", "far", str(2**63 - 1)) == 1
+    assert sr.execute_command("PEXPIRETIME", "far") == 2**63 - 1
+    assert sr.execute_command("EXPIRETIME", "far") == 9223372036854776
+    assert sr.ttl("far") > 9223370000000000
