@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "common/hash.h"
+#include "common/prefetch.h"
 
 namespace vireo {
 
@@ -67,8 +68,8 @@ class HashTable {
   // A node's first 64 bytes, which hold its header and a short key, may straddle two cache
   // lines (allocator size classes such as 48 are not line-aligned): both are requested.
   static void PrefetchNode(const Node* node) {
-    __builtin_prefetch(node);
-    __builtin_prefetch(reinterpret_cast<const char*>(node) + 63);
+    PrefetchRead(node);
+    PrefetchRead(reinterpret_cast<const char*>(node) + 63);
   }
 
   // One SCAN step: calls fn(Node*) for every node in the bucket(s) at cursor and returns the

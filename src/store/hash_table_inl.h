@@ -24,6 +24,7 @@
 #include "common/bytes.h"
 #include "common/hash.h"
 #include "common/huge_pages.h"
+#include "common/prefetch.h"
 
 namespace vireo {
 namespace hash_table_internal {
@@ -153,8 +154,8 @@ uint64_t HashTable<Node>::Prefetch(std::string_view key) const {
   uint64_t hash = HashBytes(key);
   if (buckets_[0] == nullptr) return hash;
   const size_t index = hash & Mask(0);
-  if (!IsRehashing() || index >= rehash_index_) __builtin_prefetch(&buckets_[0][index]);
-  if (IsRehashing()) __builtin_prefetch(&buckets_[1][hash & Mask(1)]);
+  if (!IsRehashing() || index >= rehash_index_) PrefetchRead(&buckets_[0][index]);
+  if (IsRehashing()) PrefetchRead(&buckets_[1][hash & Mask(1)]);
   return hash;
 }
 
@@ -281,7 +282,7 @@ bool HashTable<Node>::RehashStep(size_t n) {
     // buckets ahead is requested at each visit, so it has arrived when its turn comes (a
     // step per insert keeps this window moving across commands too).
     if (rehash_index_ + kRehashAhead < buckets0) {
-      if (const Node* ahead = buckets_[0][rehash_index_ + kRehashAhead]) __builtin_prefetch(ahead);
+      if (const Node* ahead = buckets_[0][rehash_index_ + kRehashAhead]) PrefetchRead(ahead);
     }
     // used_[0] > 0 means some bucket at or after rehash_index_ is non-empty.
     Node* node = buckets_[0][rehash_index_];

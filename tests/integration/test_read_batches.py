@@ -2,12 +2,19 @@
 commands of up to prefetch-batch-max-size clients are prefetched together, then their
 commands run. Results must not depend on the batch size, and a client freed by an earlier
 command of the same batch (CLIENT KILL) must be skipped safely."""
+import platform
+import re
+import shutil
 import socket
+import subprocess
 import threading
 import time
 
 import pytest
 import redis
+
+# Prefetch instructions as objdump prints them: x86's prefetcht0/prefetchw..., ARM's prfm.
+_PREFETCH = re.compile(r"\t(prefetch\w*|prfm)\s")
 
 
 def test_prefetch_batch_max_size_config(server):
@@ -112,3 +119,31 @@ def test_rehashing_overhead_is_counted_in_every_db(start_server):
     c.execute_command("DEBUG", "POPULATE", 8193)
     s.client(db=3).execute_command("DEBUG", "POPULATE", 8193)
     assert rehashing_bytes(c) == 2 * 4096 * 8  # the whole old array of each, until it is done
+
+
+def _prefetches_by_function(binary):
+    """Counts prefetch instructions per function (demangled name) in binary's code."""
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-C", binary],
+                         capture_output=True, text=True, check=True).stdout
+    counts = {}
+    function = ""
+    for line in out.splitlines():
+        head = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
+        if head:
+            function = head.group(1)
+        elif _PREFETCH.search(line):
+            counts[function] = counts.get(function, 0) + 1
+    return counts
+
+
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="needs binutils' objdump")
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "aarch64"), reason="x86-64/ARM64 only")
+def test_the_entry_prefetch_survives_the_optimizer(server_binary):
+    # g++ inferred the keyspace's entry prefetch (HashTable::PrefetchChain: load a bucket slot,
+    # prefetch the entry it names) free of effects and deleted every call to it, so a pipeline's
+    # entries were never prefetched. It must be in the code: inlined where the pipeline
+    # look-ahead calls it, or a function of its own.
+    counts = _prefetches_by_function(server_binary)
+    sites = {f: n for f, n in counts.items()
+             if "PrefetchChain" in f or "Server::ProcessInput" in f}
+    assert sites, "no prefetch instruction in the pipeline look-ahead or PrefetchChain"
