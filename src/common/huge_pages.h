@@ -5,6 +5,9 @@
 
 namespace vireo {
 
+// The x86-64 and ARM64 (4 KB granule) transparent huge page.
+inline constexpr size_t kHugePageSize = size_t{2} << 20;
+
 // Arrays of at least this many bytes are worth advising: below it, a huge page could cost
 // more resident memory than the array itself.
 inline constexpr size_t kHugePageAdviseMin = size_t{4} << 20;

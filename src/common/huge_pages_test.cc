@@ -40,7 +40,7 @@ TEST(HugePages, LargeArrayIsAdvisedAndKeepsItsContents) {
   // the ARM builds run their tests under qemu-user, which answers madvise's advice without
   // passing it to the kernel.
   const uintptr_t inside =
-      (reinterpret_cast<uintptr_t>(p) + (uintptr_t{4} << 20)) & ~((uintptr_t{2} << 20) - 1);
+      (reinterpret_cast<uintptr_t>(p) + (uintptr_t{4} << 20)) & ~(uintptr_t{kHugePageSize} - 1);
   const std::string flags = VmFlagsOf(inside);
 #if defined(__x86_64__)
   ASSERT_FALSE(flags.empty()) << "no mapping holds the array in /proc/self/smaps";

@@ -406,6 +406,10 @@ void Server::ProcessInput(Client* c) {
         size_t later = (ahead_head + kEntryDistance - 1) % kLookAhead;
         if (c->ahead[later].size() > 1) db->PrefetchEntry(ahead_hash[later]);
       }
+      if (ahead_count > 0 && c->ahead[ahead_head].size() > 1) {
+        // The next command's first entry has arrived by now (requested commands earlier).
+        db->PrefetchNext(c->ahead[ahead_head][1], ahead_hash[ahead_head]);
+      }
       r = RequestParser::Result::kCommand;
     } else {
       r = c->parser.Parse(c->conn.InputData(), c->conn.InputSize(), limits, &consumed, &c->args);

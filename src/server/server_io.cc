@@ -120,6 +120,13 @@ void Server::PrefetchReadBatch(size_t from) {
       if (c->ahead[k].size() > 1) db.PrefetchEntry(c->io_hash[k]);
     }
   }
+  // And past the first entry of each client's first command, which runs before ProcessInput's
+  // look-ahead could do that.
+  for (size_t i = from; i < end; ++i) {
+    const Client* c = io_running_[i].client;
+    if (c == nullptr || !c->io_hashed || c->ahead[0].size() < 2) continue;
+    dbs_[static_cast<size_t>(c->db_index)]->PrefetchNext(c->ahead[0][1], c->io_hash[0]);
+  }
 }
 
 void Server::DrainReadBatch() {

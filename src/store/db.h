@@ -127,6 +127,10 @@ class Db {
   // must stay valid and unchanged until ClearHint.
   uint64_t Prefetch(std::string_view key) const { return table_->Prefetch(key); }
   void PrefetchEntry(uint64_t hash) const { table_->PrefetchChain(hash); }
+  // Just before key's command runs: its chain's second entry when the first is not key's.
+  void PrefetchNext(std::string_view key, uint64_t hash) const {
+    table_->PrefetchPastHead(key, hash);
+  }
   void HintHash(std::string_view key, uint64_t hash) {
     hint_key_ = key;
     hint_hash_ = hash;

@@ -174,6 +174,20 @@ void HashTable<Node>::PrefetchChain(uint64_t hash) const {
 }
 
 template <typename Node>
+void HashTable<Node>::PrefetchPastHead(std::string_view key, uint64_t hash) const {
+  using hash_table_internal::KeyEquals;
+  using hash_table_internal::NextOf;
+  if (buckets_[0] == nullptr) return;
+  auto past = [key](const Node* head) {
+    if (head == nullptr || KeyEquals(head, key)) return;
+    if (const Node* next = NextOf(head)) PrefetchNode(next);
+  };
+  const size_t index = hash & Mask(0);
+  if (!IsRehashing() || index >= rehash_index_) past(buckets_[0][index]);
+  if (IsRehashing()) past(buckets_[1][hash & Mask(1)]);
+}
+
+template <typename Node>
 void HashTable<Node>::Insert(Node* node, uint64_t hash) {
   if (IsRehashing()) {
     RehashStep(StepsPerMutation());

@@ -142,7 +142,6 @@ std::atomic<size_t> g_huge_arena_mapped{0};
 // An idle server fits in the arena's first two extents (its metadata's and its first data
 // extent, 2 MiB each): advising them would add huge pages to a server that holds nothing.
 constexpr size_t kHugeArenaAdviseAfter = size_t{4} << 20;
-constexpr size_t kHugePage = size_t{2} << 20;
 
 // jemalloc maps memory for an arena in growing extents (2 MiB, 2.5 MiB, 3 MiB, ...). Those
 // past the first two are placed on a 2 MiB boundary, so that all but their tail can be huge
@@ -150,8 +149,8 @@ constexpr size_t kHugePage = size_t{2} << 20;
 void* HugeExtentAlloc(extent_hooks_t* /*hooks*/, void* new_addr, size_t size, size_t alignment,
                       bool* zero, bool* commit, unsigned arena_ind) {
   const bool advise = g_huge_arena_mapped.load(std::memory_order_relaxed) >= kHugeArenaAdviseAfter;
-  if (advise && new_addr == nullptr && size >= kHugePage && alignment < kHugePage) {
-    alignment = kHugePage;
+  if (advise && new_addr == nullptr && size >= kHugePageSize && alignment < kHugePageSize) {
+    alignment = kHugePageSize;
   }
   void* p = g_base_hooks->alloc(g_base_hooks, new_addr, size, alignment, zero, commit, arena_ind);
   if (p == nullptr) return nullptr;
