@@ -27,7 +27,9 @@ def stats(r):
 def attach(replica, primary):
     r = replica.client()
     assert r.replicaof("127.0.0.1", primary.port) in (True, "OK")
-    wait_for(lambda: repl_info(r).get("master_link_status") == "up")
+    # As the tests below: a sanitizer build with io-threads 4, on CPUs a background build
+    # shares, once took over 10 s to bring the link up (CI of 3b103d6).
+    wait_for(lambda: repl_info(r).get("master_link_status") == "up", timeout=30)
     return r
 
 
