@@ -91,7 +91,8 @@ tsan:
 	ninja -C $(TSAN_DIR) -j$(JOBS)
 
 tsan-test: deps tsan
-	VIREO_SERVER=$(TSAN_DIR)/vireo-server VIREO_CLI=$(TSAN_DIR)/vireo-cli VIREO_IO_THREADS=4 \
+	VIREO_SERVER=$(TSAN_DIR)/vireo-server VIREO_CLI=$(TSAN_DIR)/vireo-cli \
+	  VIREO_BENCHMARK=$(TSAN_DIR)/vireo-benchmark VIREO_IO_THREADS=4 \
 	  /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration
 
 # Runs the tests/fuzz/ targets of the sanitizer build; see scripts/fuzz.sh.

@@ -519,6 +519,8 @@ def main():
     if not protocols or any(p not in (2, 3) for p in protocols):
         print("compat: --protocols takes 2 and/or 3", file=sys.stderr)
         return 2
+    # The servers run in a temp dir, where a path relative to here would not resolve.
+    args.server, args.reference = os.path.abspath(args.server), os.path.abspath(args.reference)
     for binary in (args.server, args.reference):
         if not os.access(binary, os.X_OK):
             print(f"compat: {binary} not found or not executable", file=sys.stderr)

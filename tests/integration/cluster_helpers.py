@@ -1,15 +1,14 @@
 """Helpers shared by the cluster tests (test_cluster*.py, test_cli_cluster.py): start
 cluster-enabled nodes, create a cluster with a --cluster tool, clients and small queries."""
 
-import os
 import subprocess
 import threading
 
 from redis.cluster import ClusterNode, RedisCluster
 
-from conftest import REDIS_CLI, REPO_ROOT, free_port, wait_for
+from conftest import REDIS_CLI, built_binary, free_port, wait_for
 
-VIREO_CLI = os.environ.get("VIREO_CLI") or str(REPO_ROOT / "build" / "vireo-cli")
+VIREO_CLI = built_binary("VIREO_CLI", "vireo-cli")
 NODE_TIMEOUT = 1000
 
 

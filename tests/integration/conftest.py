@@ -28,7 +28,15 @@ import pytest
 import redis
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SERVER_BINARY = os.environ.get("VIREO_SERVER") or str(REPO_ROOT / "build" / "vireo-server")
+
+
+def built_binary(env_name, name):
+    """The binary named by $env_name, else <repo>/build/name, as an absolute path: servers
+    run in their own temp dirs, where a relative path (`make tsan-test`'s) would not resolve."""
+    return os.path.abspath(os.environ.get(env_name) or REPO_ROOT / "build" / name)
+
+
+SERVER_BINARY = built_binary("VIREO_SERVER", "vireo-server")
 REDIS_CLI = "/usr/bin/redis-cli"
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 10.0

@@ -5,15 +5,14 @@ data."""
 import importlib.machinery
 import importlib.util
 import json
-import os
 import re
 import subprocess
 import xml.etree.ElementTree as ET
 
-from conftest import REPO_ROOT, SERVER_BINARY
+from conftest import REPO_ROOT, SERVER_BINARY, built_binary
 
 TUNE = REPO_ROOT / "bench" / "tune"
-BENCHMARK = os.environ.get("VIREO_BENCHMARK") or str(REPO_ROOT / "build" / "vireo-benchmark")
+BENCHMARK = built_binary("VIREO_BENCHMARK", "vireo-benchmark")
 SVG = "{http://www.w3.org/2000/svg}"
 
 

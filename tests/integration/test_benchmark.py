@@ -9,16 +9,15 @@ stay small: these tests check behaviour, never speed.
 import os
 import random
 import re
-import shutil
 import socket
 import subprocess
 import time
 
 import pytest
 
-from conftest import HOST, REDIS_CLI, REPO_ROOT, redis_cli
+from conftest import HOST, REDIS_CLI, built_binary, redis_cli
 
-BENCHMARK = os.environ.get("VIREO_BENCHMARK") or str(REPO_ROOT / "build" / "vireo-benchmark")
+BENCHMARK = built_binary("VIREO_BENCHMARK", "vireo-benchmark")
 REDIS_SERVER = "/usr/bin/redis-server"
 REDIS_BENCHMARK = "/usr/bin/redis-benchmark"
 

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, free_port
+from conftest import SERVER_BINARY, free_port
 
 # Built next to the server binary under test.
-CEILING = os.environ.get("VIREO_CEILING") or str(
-    Path(os.environ.get("VIREO_SERVER") or REPO_ROOT / "build" / "vireo-server").parent
-    / "vireo-ceiling")
+CEILING = os.path.abspath(os.environ.get("VIREO_CEILING")
+                          or Path(SERVER_BINARY).parent / "vireo-ceiling")
 REDIS_BENCHMARK = "/usr/bin/redis-benchmark"
 
 

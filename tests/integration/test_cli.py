@@ -20,9 +20,9 @@ import time
 
 import pytest
 
-from conftest import REPO_ROOT, ServerProcess, _teardown, free_port
+from conftest import ServerProcess, _teardown, built_binary, free_port
 
-VIREO_CLI = os.environ.get("VIREO_CLI") or str(REPO_ROOT / "build" / "vireo-cli")
+VIREO_CLI = built_binary("VIREO_CLI", "vireo-cli")
 REDIS_CLI = "/usr/bin/redis-cli"
 REDIS_SERVER = "/usr/bin/redis-server"
 CLIS = (REDIS_CLI, VIREO_CLI)

@@ -4,7 +4,6 @@ resharding under load, failover with kill -9, rejoining from nodes.conf, CLUSTER
 announced ports, cluster-replica-validity-factor, replica migration and its barrier,
 cluster-allow-replica-migration. Shared helpers: cluster_helpers.py."""
 
-import os
 import socket
 import subprocess
 import threading
@@ -15,10 +14,9 @@ import redis
 
 from cluster_helpers import (NODE_TIMEOUT, client, cluster_client, create, my_slots, node_id,
                              node_role, owned, start_nodes, WriteLoad)
-from conftest import REDIS_CLI, free_port, wait_for
+from conftest import REDIS_CLI, built_binary, free_port, wait_for
 
-BENCHMARK = os.environ.get("VIREO_BENCHMARK") or str(
-    __import__("pathlib").Path(__file__).resolve().parents[2] / "build" / "vireo-benchmark")
+BENCHMARK = built_binary("VIREO_BENCHMARK", "vireo-benchmark")
 
 
 def test_seed_scenario_three_primaries_with_a_password(start_server):

@@ -1,6 +1,8 @@
 """Smoke tests: the harness starts the server and the basic clients can talk to it."""
 
-from conftest import RespError, redis_cli
+import os
+
+from conftest import REPO_ROOT, RespError, built_binary, redis_cli
 
 
 def test_ping(r):
@@ -46,3 +48,15 @@ def test_restart_keeps_port(server):
     server.restart()
     assert server.port == port
     assert server.client().ping() is True
+
+
+def test_binaries_named_by_relative_paths_resolve(monkeypatch, tmp_path):
+    # `make tsan-test` names build-tsan/vireo-server relative to the repository; servers run in
+    # temp dirs of their own, where that path named nothing and every test failed to start one.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("VIREO_SERVER", "build-tsan/vireo-server")
+    resolved = built_binary("VIREO_SERVER", "vireo-server")
+    assert resolved == str(tmp_path / "build-tsan" / "vireo-server")
+    monkeypatch.delenv("VIREO_SERVER")
+    assert built_binary("VIREO_SERVER", "vireo-server") == str(REPO_ROOT / "build" / "vireo-server")
+    assert os.path.isabs(built_binary("VIREO_CLI", "vireo-cli"))

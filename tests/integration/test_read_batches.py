@@ -146,5 +146,5 @@ def test_the_entry_prefetch_survives_the_optimizer(server_binary):
     counts = _prefetches_by_function(server_binary)
     look_ahead = sum(n for f, n in counts.items() if "Server::ProcessInput" in f)
     for stage in ("PrefetchChain", "PrefetchPastHead"):
-        own = {f: n for f, n in counts.items() if stage in f}
+        own = any(stage in f for f in counts)
         assert own or look_ahead, f"no prefetch instruction for {stage}"

@@ -10,11 +10,10 @@ import subprocess
 import pytest
 import redis
 
-from conftest import REDIS_CLI, RawConnection, free_port, wait_for
+from conftest import REDIS_CLI, RawConnection, built_binary, free_port, wait_for
 from test_replication import caught_up, repl_info, same_data
 
-CLI_BINARY = os.environ.get("VIREO_CLI") or str(
-    os.path.join(os.path.dirname(__file__), "..", "..", "build", "vireo-cli"))
+CLI_BINARY = built_binary("VIREO_CLI", "vireo-cli")
 
 
 # P-256 keys: quick to make on a slow machine, unlike RSA.
