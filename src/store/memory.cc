@@ -15,17 +15,12 @@
 #include <jemalloc/jemalloc.h>
 #endif
 
-// Under AddressSanitizer malloc is ASan's, which glibc's mallinfo2 does not see: its own
-// statistics give used_memory instead (sanitizer builds, where maxmemory is tested too).
-#if defined(__SANITIZE_ADDRESS__)
-#define VIREO_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VIREO_ASAN 1
-#endif
-#endif
-#ifdef VIREO_ASAN
-#include <sanitizer/allocator_interface.h>
+// Under AddressSanitizer or ThreadSanitizer malloc is the sanitizer's, which glibc's mallinfo2
+// does not see: its own statistics give used_memory instead (sanitizer builds, where maxmemory
+// is tested too).
+#ifdef VIREO_SANITIZER_MALLOC
+// Declared here: g++ 12 ships no sanitizer/allocator_interface.h, but both runtimes export it.
+extern "C" size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 namespace vireo {
@@ -66,7 +61,7 @@ size_t UsedMemory() {
   sz = sizeof(allocated);
   if (mallctl("stats.allocated", &allocated, &sz, nullptr, 0) == 0) return allocated;
   return 0;
-#elif defined(VIREO_ASAN)
+#elif defined(VIREO_SANITIZER_MALLOC)
   return __sanitizer_get_current_allocated_bytes();
 #elif defined(VIREO_COUNT_MALLOC)
   return CountedMallocBytes();
