@@ -173,7 +173,7 @@ void Cluster::SetMyMaster(ClusterNode* master) {
   // A primary handing over by hand stops holding its clients.
   if (manual_failover_) {
     manual_failover_ = false;
-    server_.Unpause();
+    server_.Unpause(Server::PausePurpose::kFailover);
   }
   // A primary giving up its slots becomes an empty replica.
   for (int s = 0; s < kClusterSlots; ++s) {

@@ -413,7 +413,7 @@ void Cluster::HandleMessage(ClusterLink* link, const std::vector<std::string_vie
     LogNotice("Manual failover requested by replica %.40s.", sender->id.c_str());
     manual_failover_ = true;
     manual_failover_end_ = NowMs() + 5000;
-    server_.Pause(manual_failover_end_, true);
+    server_.Pause(Server::PausePurpose::kFailover, manual_failover_end_, true);
     if (sender->link != nullptr && sender->link->connected()) SendPing(sender->link, "PING");
   } else if (type == "AUTH_ACK" && msg.size() == 3) {
     HandleAuthAck(sender, static_cast<uint64_t>(Num(msg[2])));

@@ -377,13 +377,13 @@ void CmdClientPause(CommandContext& ctx) {
   const int64_t end = timeout > std::numeric_limits<int64_t>::max() - now
                           ? std::numeric_limits<int64_t>::max()
                           : now + timeout;
-  ctx.server.Pause(end, writes_only);
+  ctx.server.Pause(Server::PausePurpose::kClientCommand, end, writes_only);
   ctx.reply.Ok();
 }
 
 // CLIENT UNPAUSE
 void CmdClientUnpause(CommandContext& ctx) {
-  ctx.server.Unpause();
+  ctx.server.Unpause(Server::PausePurpose::kClientCommand);
   ctx.reply.Ok();
 }
 

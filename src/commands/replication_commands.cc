@@ -1,6 +1,7 @@
-// REPLICAOF/SLAVEOF, PSYNC/SYNC, REPLCONF, ROLE and WAIT: the commands of replication
+// REPLICAOF/SLAVEOF, PSYNC/SYNC, REPLCONF, ROLE, WAIT and FAILOVER: the commands of replication
 // (the protocol and the state live in replication/replication.h).
 #include "commands/context.h"
+#include "commands/errors.h"
 #include "commands/registry.h"
 #include "common/clock.h"
 #include "common/numbers.h"
@@ -13,6 +14,10 @@ namespace {
 void CmdReplicaOf(CommandContext& ctx) {
   Replication& repl = ctx.server.replication();
   std::string reply;
+  if (repl.failover_active()) {
+    ctx.reply.Error("ERR REPLICAOF not allowed while failing over.");
+    return;
+  }
   if (EqualsIgnoreCase(ctx.args[1], "no") && EqualsIgnoreCase(ctx.args[2], "one")) {
     repl.ReplicaOf("", 0, &reply);
     ctx.reply.Raw(reply);
@@ -37,12 +42,75 @@ void CmdReplicaOf(CommandContext& ctx) {
 
 void CmdPsync(CommandContext& ctx) {
   if (ctx.client.flags & kClientReplica) return;  // already one: ignored, as Valkey does
+  // PSYNC replid offset FAILOVER: our primary hands over to this replica (FAILOVER TO).
+  if (ctx.argc() > 3 && EqualsIgnoreCase(ctx.args[3], "failover")) {
+    std::string error = ctx.server.replication().AcceptFailover(&ctx.client, ctx.args[1]);
+    if (!error.empty()) {
+      ctx.reply.Error(error);
+      return;
+    }
+  }
   int64_t offset;
   if (!ParseInt64(ctx.args[2], &offset)) {
     ctx.reply.Error("ERR value is not an integer or out of range");
     return;
   }
   ctx.server.replication().Psync(&ctx.client, ctx.args[1], ctx.args[2], false);
+}
+
+// FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT milliseconds]
+void CmdFailover(CommandContext& ctx) {
+  if (ctx.server.cluster() != nullptr) {
+    ctx.reply.Error("ERR FAILOVER not allowed in cluster mode. Use CLUSTER FAILOVER command "
+                    "instead.");
+    return;
+  }
+  std::string host;
+  int64_t port = 0;
+  int64_t timeout_ms = 0;
+  bool to = false, force = false, abort = false, timeout = false;
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    const std::string_view opt = ctx.arg(i);
+    if (EqualsIgnoreCase(opt, "to") && !to && i + 2 < ctx.argc()) {
+      if (!ParseInt64(ctx.arg(i + 2), &port)) {
+        ctx.reply.Error(errors::kNotInteger);
+        return;
+      }
+      host = std::string(ctx.arg(i + 1));
+      to = true;
+      i += 2;
+    } else if (EqualsIgnoreCase(opt, "force") && !force) {
+      force = true;
+    } else if (EqualsIgnoreCase(opt, "abort") && !abort) {
+      abort = true;
+    } else if (EqualsIgnoreCase(opt, "timeout") && !timeout && i + 1 < ctx.argc()) {
+      if (!ParseInt64(ctx.arg(i + 1), &timeout_ms)) {
+        ctx.reply.Error(errors::kNotInteger);
+        return;
+      }
+      if (timeout_ms <= 0) {
+        ctx.reply.Error("ERR FAILOVER timeout must be greater than 0");
+        return;
+      }
+      timeout = true;
+      ++i;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  Replication& repl = ctx.server.replication();
+  if (abort && (to || force || timeout)) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  const std::string error =
+      abort ? repl.AbortFailover() : repl.StartFailover(host, port, force, timeout_ms);
+  if (!error.empty()) {
+    ctx.reply.Error(error);
+    return;
+  }
+  ctx.reply.Ok();
 }
 
 void CmdSync(CommandContext& ctx) {
@@ -115,6 +183,10 @@ void RegisterReplicationCommands(CommandTable& t) {
          .acl = admin, .handler = CmdPsync, .group = "server",
          .summary = "An internal command used in replication.", .since = "2.8.0",
          .complexity = ""});
+  t.Add({.name = "failover", .arity = -1, .flags = kCmdAdmin | kCmdNoScript | kCmdStale,
+         .acl = admin, .handler = CmdFailover, .group = "server",
+         .summary = "Starts a coordinated failover from a server to one of its replicas.",
+         .since = "6.2.0", .complexity = "O(1)"});
   t.Add({.name = "sync", .arity = 1, .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti,
          .acl = admin, .handler = CmdSync, .group = "server",
          .summary = "An internal command used in replication.", .since = "1.0.0",

@@ -386,6 +386,7 @@ bool Replication::Replconf(Client* c, const std::vector<std::string_view>& args,
       if (off > r->ack_offset) r->ack_offset = off;
       r->ack_ms = NowMs();
       WakeWaiters();
+      FailoverCheck();
     } else if (EqualsIgnoreCase(opt, "getack")) {
       *reply_ok = false;
       if (is_master_client(c)) SendAck();
@@ -468,13 +469,18 @@ void Replication::ClientClosed(Client* c) {
 }
 
 void Replication::DisconnectReplicas() {
-  for (auto& r : replicas_) server_.CloseClientAsync(r->client);
+  // Those still in the handshake follow nothing yet: their PSYNC is judged when it comes
+  // (a FAILOVER target keeps the old primary's connection this way).
+  for (auto& r : replicas_) {
+    if (r->state != ReplicaState::kHandshake) server_.CloseClientAsync(r->client);
+  }
 }
 
 void Replication::PrimaryCron(int64_t now) {
   // Pings keep the replicas' timeouts from firing on an idle stream.
   const int64_t period = ConfigValueInt(server_.config(), "repl-ping-replica-period", 10) * 1000;
-  if (!is_replica() && !replicas_.empty() && now - last_ping_ms_ >= period) {
+  // Not while clients are paused: the stream must stay still for a failover to catch up.
+  if (!is_replica() && !replicas_.empty() && now - last_ping_ms_ >= period && !server_.paused()) {
     last_ping_ms_ = now;
     if (ReplicaCount() > 0) AppendToStream("*1\r\n$4\r\nPING\r\n");
   }
@@ -508,6 +514,7 @@ void Replication::PrimaryCron(int64_t now) {
     backlog_.Resize(static_cast<size_t>(backlog_size));
   }
   if (!waiters_.empty()) WakeWaiters();
+  FailoverCheck();
 }
 
 int Replication::GoodReplicas() const {

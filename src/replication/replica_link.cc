@@ -53,23 +53,7 @@ void Replication::Start() {
 
 std::string Replication::ReplicaOf(const std::string& host, int64_t port, std::string* reply) {
   if (host.empty()) {  // NO ONE
-    if (is_replica()) {
-      CancelLink();
-      if (master_ != nullptr) {
-        Client* m = master_;
-        master_ = nullptr;
-        server_.CloseClientAsync(m);
-      }
-      master_host_.clear();
-      master_port_ = 0;
-      link_ = LinkState::kNone;
-      // Replicas of this server may continue (PSYNC with the old ID) from the new one.
-      ShiftReplid();
-      DisconnectReplicas();
-      Db::SetExpiryMode(Db::ExpiryMode::kDelete);
-      RefreshRestrictions();
-      LogNotice("MASTER MODE enabled (user request from '%s')", "replicaof");
-    }
+    PromoteToPrimary("user request from 'replicaof'");
     *reply = "+OK\r\n";
     return "";
   }
@@ -87,13 +71,32 @@ std::string Replication::ReplicaOf(const std::string& host, int64_t port, std::s
   master_port_ = port;
   link_ = LinkState::kConnect;
   link_down_since_ms_ = NowMs();
-  Db::SetExpiryMode(Db::ExpiryMode::kHide);
+  server_.RefreshExpiryMode();
   RefreshRestrictions();
   LogNotice("Connecting to MASTER %s:%lld", host.c_str(), static_cast<long long>(port));
   // Sooner than the next cron: the handshake starts now.
   StartConnect();
   *reply = "+OK\r\n";
   return "";
+}
+
+void Replication::PromoteToPrimary(const std::string& why) {
+  if (!is_replica()) return;
+  CancelLink();
+  if (master_ != nullptr) {
+    Client* m = master_;
+    master_ = nullptr;
+    server_.CloseClientAsync(m);
+  }
+  master_host_.clear();
+  master_port_ = 0;
+  link_ = LinkState::kNone;
+  // Replicas of this server may continue (PSYNC with the old ID) from the new one.
+  ShiftReplid();
+  DisconnectReplicas();
+  server_.RefreshExpiryMode();
+  RefreshRestrictions();
+  LogNotice("MASTER MODE enabled (%s)", why.c_str());
 }
 
 void Replication::CancelLink() {
@@ -281,8 +284,13 @@ void Replication::HandshakeStep() {
       case 3: {  // capa
         // This server's own ID and offset: a master that knows them (our old primary, or a
         // sibling promoted from the same history) continues instead of sending everything.
+        // A primary handing over (FAILOVER) asks the target to take its place.
         std::string from = std::to_string(offset_ + 1);
-        if (!LinkSend(RespCommand({"PSYNC", replid_, from}))) return;
+        if (!LinkSend(failover_ == FailoverState::kInProgress
+                          ? RespCommand({"PSYNC", replid_, from, "FAILOVER"})
+                          : RespCommand({"PSYNC", replid_, from}))) {
+          return;
+        }
         LogNotice("Trying a partial resynchronization (request %s:%s).", replid_.c_str(),
                   from.c_str());
         handshake_step_ = 4;
@@ -299,6 +307,7 @@ void Replication::HandshakeStep() {
           }
           psync_replid_ = id;
           psync_offset_ = off;
+          FailoverPsyncAnswered(true);
           LogNotice("Full resync from master: %s:%lld", id, off);
           link_ = LinkState::kTransfer;
           transfer_size_ = -2;  // header not read yet
@@ -315,7 +324,13 @@ void Replication::HandshakeStep() {
             DisconnectReplicas();  // they learn the new ID when they come back
           }
           LogNotice("Successful partial resynchronization with master.");
+          FailoverPsyncAnswered(true);
           BecomeConnected();
+          return;
+        }
+        if (failover_ == FailoverState::kInProgress) {
+          LogWarning("Unexpected reply to PSYNC from master: %s", line.c_str());
+          FailoverPsyncAnswered(false);  // back to primary: the link is gone
           return;
         }
         LinkFailed("Unexpected reply to PSYNC from master: " + line);

@@ -93,9 +93,25 @@ class Replication final : public PropagationSink {
   // PropagationSink: one command for the stream.
   void Feed(int db, const std::string_view* args, size_t argc) override;
 
+  // --- FAILOVER: a coordinated hand-over to a replica (failover.cc) ----------------------------
+  // FAILOVER [TO host port [FORCE]] [TIMEOUT ms] (an empty host: the first replica to catch
+  // up; timeout_ms 0: none): "" or the error. Writes pause until the failover ends.
+  std::string StartFailover(const std::string& host, int64_t port, bool force,
+                            int64_t timeout_ms);
+  // FAILOVER ABORT: "" or the error.
+  std::string AbortFailover();
+  bool failover_active() const { return failover_ != FailoverState::kNone; }
+  // INFO's master_failover_state.
+  const char* FailoverStateName() const;
+  // PSYNC <replid> <offset> FAILOVER from the primary handing over: this replica becomes a
+  // primary when replid is the history it follows. "" or the error.
+  std::string AcceptFailover(const Client* c, std::string_view replid);
+
   // --- Replica side -------------------------------------------------------------------------
   // REPLICAOF host port: "" or an error text. NO ONE with an empty host.
   std::string ReplicaOf(const std::string& host, int64_t port, std::string* reply);
+  // Stops replicating and serves as a primary; why goes to the log.
+  void PromoteToPrimary(const std::string& why);
   bool is_master_client(const Client* c) const { return c != nullptr && c == master_; }
   // The master client applied n bytes of the stream at data: counted into the offset and
   // passed on to this server's replicas.
@@ -151,11 +167,26 @@ class Replication final : public PropagationSink {
   void DropReplica(Client* c);
   void DisconnectReplicas();
   void PrimaryCron(int64_t now);
+  // The address a replica is listed under (INFO, ROLE, FAILOVER TO).
+  static std::string ReplicaIp(const Replica& r);
   // Online replicas whose last ack is within min-replicas-max-lag.
   int GoodReplicas() const;
   void WakeWaiters();
   void NewReplid();
   void ShiftReplid();  // promotion / new master: the old id stays valid up to offset_
+
+  // FAILOVER (failover.cc).
+  enum class FailoverState { kNone, kWaitForSync, kInProgress };
+  // Waiting: hands over once a replica has everything (or the timeout passed). From the cron
+  // and from acks.
+  void FailoverCheck();
+  // Becomes a replica of the chosen target, whose PSYNC carries FAILOVER.
+  void FailoverTo(const std::string& host, int64_t port);
+  // The target answered PSYNC: done, or (rejected) back to primary.
+  void FailoverPsyncAnswered(bool accepted);
+  // Ends the failover and its pause; with why, aborts it (back to primary if it had begun).
+  void EndFailover(const char* why);
+  std::string FailoverTargetName() const;
 
   // Replica side (replica_link.cc).
   void StartConnect();
@@ -195,6 +226,11 @@ class Replication final : public PropagationSink {
   uint64_t sync_full_ = 0;
   uint64_t sync_partial_ok_ = 0;
   uint64_t sync_partial_err_ = 0;
+  FailoverState failover_ = FailoverState::kNone;
+  std::string failover_host_;  // empty: any replica
+  int64_t failover_port_ = 0;
+  int64_t failover_end_ms_ = 0;  // 0: no timeout
+  bool failover_force_ = false;
 
   // Replica side.
   enum class LinkState {

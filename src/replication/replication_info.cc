@@ -100,8 +100,7 @@ std::string Replication::InfoSection() {
   std::string lines;
   for (const auto& r : replicas_) {
     if (r->state == ReplicaState::kHandshake) continue;
-    std::string ip = r->ip;
-    if (ip.empty()) ip = r->client->addr.substr(0, r->client->addr.rfind(':'));
+    const std::string ip = ReplicaIp(*r);
     Line(&lines, "slave%d:ip=%s,port=%lld,state=%s,offset=%lld,lag=%lld", connected, ip.c_str(),
          static_cast<long long>(r->listening_port), ReplicaStateName(static_cast<int>(r->state)),
          static_cast<long long>(r->ack_offset), static_cast<long long>((now - r->ack_ms) / 1000));
@@ -113,7 +112,7 @@ std::string Replication::InfoSection() {
     const int64_t min_write = ConfigValueInt(server_.config(), "min-replicas-to-write", 0);
     if (min_write > 0) Line(&out, "min_slaves_good_slaves:%d", GoodReplicas());
   }
-  Line(&out, "master_failover_state:no-failover");
+  Line(&out, "master_failover_state:%s", FailoverStateName());
   Line(&out, "master_replid:%s", replid_.c_str());
   Line(&out, "master_replid2:%s", replid2_.c_str());
   Line(&out, "master_repl_offset:%lld", static_cast<long long>(offset_));
@@ -155,10 +154,8 @@ void Replication::RoleReply(Client* c) {
   r.Array(n);
   for (const auto& rep : replicas_) {
     if (rep->state != ReplicaState::kOnline) continue;
-    std::string ip = rep->ip;
-    if (ip.empty()) ip = rep->client->addr.substr(0, rep->client->addr.rfind(':'));
     r.Array(3);
-    r.Bulk(ip);
+    r.Bulk(ReplicaIp(*rep));
     r.Bulk(std::to_string(rep->listening_port));
     r.Bulk(std::to_string(rep->ack_offset));
   }

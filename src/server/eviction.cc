@@ -218,6 +218,8 @@ EvictionResult PerformEvictions(Server& server) {
     UpdateExceededTime(false);
     return EvictionResult::kOk;
   }
+  // Paused clients see still data: nothing is evicted (and nothing refused for memory).
+  if (server.paused()) return EvictionResult::kOk;
   const size_t limit = static_cast<size_t>(config.maxmemory);
   if (st.gauge.Read(kRefreshUs) <= limit) {
     UpdateExceededTime(false);

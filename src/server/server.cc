@@ -458,8 +458,7 @@ void Server::ProcessInput(Client* c) {
         // goes on to this server's replicas unchanged.
         Db::SetExpiryMode(Db::ExpiryMode::kKeep);
         Execute(c);
-        Db::SetExpiryMode(replication_->is_replica() ? Db::ExpiryMode::kHide
-                                                     : Db::ExpiryMode::kDelete);
+        RefreshExpiryMode();
         replication_->MasterApplied(c->conn.InputData(), consumed);
       } else {
         Execute(c);
@@ -606,21 +605,41 @@ void Server::RemoveMonitor(Client* c) {
   c->flags &= ~kClientMonitor;
 }
 
-void Server::Pause(int64_t end_ms, bool writes_only) {
+void Server::Pause(PausePurpose purpose, int64_t end_ms, bool writes_only) {
+  PauseState& p = pauses_[static_cast<int>(purpose)];
   // A pause during a pause can only extend the time and widen the scope, as in Valkey.
-  if (paused()) {
-    pause_end_ms_ = std::max(pause_end_ms_, end_ms);
-    pause_writes_only_ = pause_writes_only_ && writes_only;
+  if (p.end_ms != 0) {
+    p.end_ms = std::max(p.end_ms, end_ms);
+    p.writes_only = p.writes_only && writes_only;
   } else {
-    pause_end_ms_ = std::max<int64_t>(end_ms, 1);  // 0 means "not paused"
-    pause_writes_only_ = writes_only;
+    p.end_ms = std::max<int64_t>(end_ms, 1);  // 0 means "not paused"
+    p.writes_only = writes_only;
   }
+  ApplyPauses();
 }
 
-void Server::Unpause() {
+void Server::Unpause(PausePurpose purpose) {
   // The held clients resume in FlushPendingWrites, after the current command and event batch.
+  pauses_[static_cast<int>(purpose)] = PauseState{};
+  ApplyPauses();
+}
+
+void Server::ApplyPauses() {
+  const bool was_paused = paused();
   pause_end_ms_ = 0;
-  pause_writes_only_ = false;
+  pause_writes_only_ = true;
+  for (const PauseState& p : pauses_) {
+    if (p.end_ms == 0) continue;
+    pause_end_ms_ = pause_end_ms_ == 0 ? p.end_ms : std::min(pause_end_ms_, p.end_ms);
+    pause_writes_only_ = pause_writes_only_ && p.writes_only;
+  }
+  if (!paused()) pause_writes_only_ = false;
+  if (paused() != was_paused) RefreshExpiryMode();
+}
+
+void Server::RefreshExpiryMode() {
+  Db::SetExpiryMode(replication_->is_replica() || paused() ? Db::ExpiryMode::kHide
+                                                           : Db::ExpiryMode::kDelete);
 }
 
 bool Server::IsPausedFor(const Client* c, const CommandSpec* spec) const {
@@ -632,6 +651,11 @@ bool Server::IsPausedFor(const Client* c, const CommandSpec* spec) const {
     return false;
   }
   if (!c->authenticated && !(spec->flags & kCmdNoAuth)) return false;
+  // A replica refuses writes (READONLY) before holding them, as Valkey does.
+  if (replication_->restricts() &&
+      replication_->RefuseCommand(c, spec->flags, (spec->flags & kCmdWrite) != 0) != nullptr) {
+    return false;
+  }
   if (!pause_writes_only_) return true;
   // WRITE pauses also hold commands that may write (EVAL, PUBLISH in a cluster, ...), and
   // an EXEC whose queue holds such commands.
@@ -690,13 +714,19 @@ void Server::OnConfigChanged(std::string_view name) {
 void Server::Cron() {
   RefreshCommandTime();
   int64_t now = NowMs();
-  if (pause_end_ms_ != 0 && now >= pause_end_ms_) Unpause();
+  if (pause_end_ms_ != 0 && now >= pause_end_ms_) {
+    for (int p = 0; p < static_cast<int>(PausePurpose::kCount); ++p) {
+      if (pauses_[p].end_ms != 0 && now >= pauses_[p].end_ms) {
+        Unpause(static_cast<PausePurpose>(p));
+      }
+    }
+  }
   // Active expiry, like Valkey's slow cycle: slices of buckets per database while more than
   // ~10% of a slice had expired, within 25% of a tick (more with active-expire-effort).
   // A cycle out of time resumes with the same database next tick; otherwise the next one
   // starts, so a busy database cannot starve the others.
-  // A replica's keys expire by its master's DELs only.
-  if (config_.active_expire_enabled && !replication_->is_replica()) {
+  // A replica's keys expire by its master's DELs only, and paused clients see still data.
+  if (config_.active_expire_enabled && !replication_->is_replica() && !paused()) {
     int64_t effort = std::clamp<int64_t>(config_.active_expire_effort, 1, 10) - 1;
     int64_t tick_us = 1000000 / std::clamp<int64_t>(config_.hz, 1, 500);
     int64_t budget_us = tick_us * (25 + 2 * effort) / 100;

@@ -117,10 +117,16 @@ class Server {
   void AddMonitor(Client* c);
   void RemoveMonitor(Client* c);
 
-  // CLIENT PAUSE/UNPAUSE: until end_ms, clients' commands (writes only when writes_only) wait.
-  void Pause(int64_t end_ms, bool writes_only);
-  void Unpause();
+  // Until end_ms, clients' commands (writes only when writes_only) wait. Each purpose pauses
+  // and ends on its own, as in Valkey: CLIENT UNPAUSE does not end a failover's pause. While
+  // any pause lasts the dataset stays still: keys neither expire nor get evicted.
+  enum class PausePurpose { kClientCommand, kFailover, kCount };
+  void Pause(PausePurpose purpose, int64_t end_ms, bool writes_only);
+  void Unpause(PausePurpose purpose);
   bool paused() const { return pause_end_ms_ != 0; }
+  // Lookups of logically expired keys: hidden on a replica or while paused (nothing may
+  // change the data then), deleted otherwise. Called when either changes.
+  void RefreshExpiryMode();
 
   // Closes the client after its pending reply is written (QUIT) or at once (KILL).
   void CloseClientAsync(Client* c);
@@ -373,6 +379,14 @@ class Server {
   std::deque<SlowlogEntry> slowlog_;
   uint64_t slowlog_next_id_ = 0;
   LatencyMonitor latency_monitor_;
+  struct PauseState {
+    int64_t end_ms = 0;  // 0: not paused for this purpose
+    bool writes_only = false;
+  };
+  // Folds the purposes into pause_end_ms_ (the earliest end, 0 when none is paused) and
+  // pause_writes_only_ (whether every active one pauses writes only).
+  void ApplyPauses();
+  PauseState pauses_[static_cast<int>(PausePurpose::kCount)];
   int64_t pause_end_ms_ = 0;
   size_t expire_next_db_ = 0;  // active expiry starts here next tick
   bool pause_writes_only_ = false;

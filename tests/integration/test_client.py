@@ -297,6 +297,41 @@ def test_kill_held_client_then_unpause(server):
     assert admin.call("MGET", "a", "b", "c") == [None, None, b"3"]
 
 
+def test_pause_keeps_the_data_still(server):
+    """While clients are paused nothing changes the dataset, as in Valkey: expired keys are
+    hidden from reads but stay (no lookup or expiry cycle deletes them), and nothing is
+    evicted, so a replica can catch up with a stream that no longer grows."""
+    admin = server.raw()
+
+    def stat(name):
+        return int(info_fields(admin.call("INFO", "stats"))[name])
+
+    for i in range(300):
+        assert admin.call("SET", f"v{i}", "x" * 100) == "OK"
+    assert admin.call("SET", "short", "v", "PX", 50) == "OK"
+    assert admin.call("CLIENT", "PAUSE", 60000, "WRITE") == "OK"
+    time.sleep(0.4)  # past the TTL and several expiry cycles (a lower bound: never flaky)
+    assert admin.call("GET", "short") is None
+    assert admin.call("EXISTS", "short") == 0
+    assert admin.call("DBSIZE") == 301 and stat("expired_keys") == 0
+    assert admin.call("CLIENT", "UNPAUSE") == "OK"
+    wait_for(lambda: stat("expired_keys") == 1)
+    assert admin.call("DBSIZE") == 300
+
+    assert admin.call("CONFIG", "SET", "maxmemory-policy", "allkeys-random") == "OK"
+    assert admin.call("CLIENT", "PAUSE", 60000, "WRITE") == "OK"
+    assert admin.call("CONFIG", "SET", "maxmemory", 1) == "OK"
+    assert admin.call("DBSIZE") == 300 and stat("evicted_keys") == 0
+    assert admin.call("CLIENT", "UNPAUSE") == "OK"
+    assert admin.call("CONFIG", "SET", "maxmemory", 0) == "OK"
+    assert stat("evicted_keys") > 0
+
+
+def info_fields(text):
+    text = text.decode() if isinstance(text, bytes) else text
+    return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+
+
 def test_pause_arguments(sr):
     with pytest.raises(Exception, match="timeout is negative"):
         sr.execute_command("CLIENT", "PAUSE", -1)
