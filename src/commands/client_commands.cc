@@ -567,7 +567,9 @@ void CmdClientUnblock(CommandContext& ctx) {
     return;
   }
   Client* target = ctx.server.FindClient(static_cast<uint64_t>(id));
-  if (target == nullptr || !(target->flags & kClientBlocked)) {
+  // A SHUTDOWN waiting for replicas is not a blocking command's wait: only ABORT ends it.
+  if (target == nullptr || !(target->flags & kClientBlocked) ||
+      (target->block && target->block->on_timeout == BlockTimeoutReply::kShutdown)) {
     ctx.reply.Integer(0);
     return;
   }

@@ -38,18 +38,20 @@ void CmdLastSave(CommandContext& ctx) { ctx.reply.Integer(ctx.server.last_save_t
 
 // SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]
 // Saves first with SAVE, or by default when save points exist (persistence/snapshot.h); a
-// failed save keeps the server running unless FORCE. NOW has no replicas to skip waiting for.
+// failed save keeps the server running unless FORCE. A primary with lagging replicas waits
+// for them first (shutdown-timeout) unless NOW, with this client blocked; ABORT ends that wait.
 void CmdShutdown(CommandContext& ctx) {
-  bool save = false, nosave = false, abort = false, other = false, force = false;
+  bool save = false, nosave = false, abort = false, now = false, force = false;
   for (size_t i = 1; i < ctx.argc(); ++i) {
     std::string_view a = ctx.arg(i);
     if (EqualsIgnoreCase(a, "nosave")) {
       nosave = true;
     } else if (EqualsIgnoreCase(a, "save")) {
       save = true;
-    } else if (EqualsIgnoreCase(a, "now") || EqualsIgnoreCase(a, "force")) {
-      other = true;
-      force = force || EqualsIgnoreCase(a, "force");
+    } else if (EqualsIgnoreCase(a, "now")) {
+      now = true;
+    } else if (EqualsIgnoreCase(a, "force")) {
+      force = true;
     } else if (EqualsIgnoreCase(a, "abort")) {
       abort = true;
     } else {
@@ -57,24 +59,39 @@ void CmdShutdown(CommandContext& ctx) {
       return;
     }
   }
-  if ((save && nosave) || (abort && (save || nosave || other))) {
+  if ((save && nosave) || (abort && (save || nosave || now || force))) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
   if (abort) {
-    // Shutdown is immediate here, so there is never one in progress to abort.
-    ctx.reply.Error("ERR No shutdown in progress.");
+    if (!ctx.server.AbortShutdown()) {
+      ctx.reply.Error("ERR No shutdown in progress.");
+      return;
+    }
+    ctx.reply.Ok();
     return;
   }
-  std::string error;
+  auto block = [&ctx]() {
+    ctx.Block({}, 0, ObjType::kString, BlockTimeoutReply::kShutdown);
+  };
+  // A shutdown already waiting for replicas: this one waits with it (NOW too, as Valkey).
+  if (ctx.server.shutdown_waiting()) {
+    block();
+    return;
+  }
   ShutdownSave mode = save ? ShutdownSave::kSave : nosave ? ShutdownSave::kNoSave
                                                           : ShutdownSave::kDefault;
-  if (!SaveBeforeShutdown(ctx.server, mode, &error) && !force) {
-    ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
-    return;
+  switch (ctx.server.BeginShutdown(mode, now || !ctx.CanBlock(), force)) {
+    case Server::ShutdownStep::kExiting:
+      // No reply: the connection simply closes as the server exits, as in Valkey.
+      return;
+    case Server::ShutdownStep::kWaiting:
+      block();
+      return;
+    case Server::ShutdownStep::kFailed:
+      ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+      return;
   }
-  // No reply: the connection simply closes as the server exits, as in Valkey.
-  ctx.server.RequestShutdown(0);
 }
 
 // SLOWLOG GET [count]

@@ -103,6 +103,10 @@ void Replication::Feed(int db, const std::string_view* args, size_t argc) {
 
 void Replication::MasterApplied(const char* data, size_t n) {
   AppendToStream(std::string_view(data, n));
+  if (ack_after_apply_) {
+    ack_after_apply_ = false;
+    SendAck();
+  }
 }
 
 void Replication::Psync(Client* c, std::string_view replid, std::string_view offset_arg,
@@ -387,9 +391,12 @@ bool Replication::Replconf(Client* c, const std::vector<std::string_view>& args,
       r->ack_ms = NowMs();
       WakeWaiters();
       FailoverCheck();
+      server_.ShutdownCheck();
     } else if (EqualsIgnoreCase(opt, "getack")) {
       *reply_ok = false;
-      if (is_master_client(c)) SendAck();
+      // After this command's own bytes count (MasterApplied): an ack that covers everything
+      // received lets the primary's WAIT, FAILOVER or shutdown finish without another round.
+      if (is_master_client(c)) ack_after_apply_ = true;
     } else if (EqualsIgnoreCase(opt, "rdb-only") || EqualsIgnoreCase(opt, "rdb-filter-only")) {
       // Accepted; this server always sends the whole stream.
     } else {
@@ -403,6 +410,12 @@ bool Replication::Replconf(Client* c, const std::vector<std::string_view>& args,
 int Replication::ReplicaCount() const {
   return static_cast<int>(std::count_if(replicas_.begin(), replicas_.end(), [](const auto& r) {
     return r->state == ReplicaState::kOnline;
+  }));
+}
+
+int Replication::LaggingReplicas() const {
+  return static_cast<int>(std::count_if(replicas_.begin(), replicas_.end(), [&](const auto& r) {
+    return r->state != ReplicaState::kHandshake && r->ack_offset < offset_;
   }));
 }
 

@@ -82,6 +82,10 @@ class Replication final : public PropagationSink {
   // Replicas whose last ack covers offset (WAIT).
   int AckedReplicas(int64_t offset) const;
   int ReplicaCount() const;
+  // Replicas whose last ack is behind the stream (a shutdown waits for them).
+  int LaggingReplicas() const;
+  // At shutdown: each lagging replica, and how many are in sync, to the log.
+  void LogShutdownSync() const;
   // Asks every replica for an ack now (WAIT).
   void RequestAcks();
   // WAIT clients waiting for acks: woken when enough arrived.
@@ -262,6 +266,7 @@ class Replication final : public PropagationSink {
   int64_t master_last_io_ms_ = 0;
   int64_t link_down_since_ms_ = 0;
   int64_t last_ack_ms_ = 0;
+  bool ack_after_apply_ = false;  // GETACK: ack once the command itself counts
   bool sync_in_progress_ = false;
   bool restricts_ = false;
   // Cached by RefreshRestrictions for the command path.

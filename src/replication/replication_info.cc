@@ -127,6 +127,25 @@ std::string Replication::InfoSection() {
   return out;
 }
 
+void Replication::LogShutdownSync() const {
+  int total = 0;
+  const int64_t now = NowMs();
+  for (const auto& r : replicas_) {
+    if (r->state == ReplicaState::kHandshake) continue;
+    ++total;
+    if (r->ack_offset >= offset_) continue;
+    LogWarning("Lagging replica %s:%lld reported offset %lld behind master, lag=%lld, state=%s.",
+               ReplicaIp(*r).c_str(), static_cast<long long>(r->listening_port),
+               static_cast<long long>(offset_ - r->ack_offset),
+               static_cast<long long>((now - r->ack_ms) / 1000),
+               ReplicaStateName(static_cast<int>(r->state)));
+  }
+  if (total > 0) {
+    LogNotice("%d of %d replicas are in sync when shutting down.", total - LaggingReplicas(),
+              total);
+  }
+}
+
 std::string Replication::StatsFields() const {
   std::string out;
   Line(&out, "sync_full:%llu", static_cast<unsigned long long>(sync_full_));

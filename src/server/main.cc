@@ -113,5 +113,5 @@ int main(int argc, char** argv) {
   vireo::SupervisorReady();
   server.Run();
   LogNotice("Vireo is now ready to exit, bye bye...");
-  return 0;
+  return server.exit_code();
 }

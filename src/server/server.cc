@@ -668,20 +668,32 @@ bool Server::IsPausedFor(const Client* c, const CommandSpec* spec) const {
 }
 
 void Server::ShutdownOnSignal() {
-  const char* sig = TerminationSignalName(g_signal_shutdown);
+  const int signal = g_signal_shutdown;
+  const char* sig = TerminationSignalName(signal);
   g_signal_shutdown = 0;
-  // Valkey's lines, so log watchers written for it match.
+  if (shutdown_wait_.active) {
+    // Already waiting for replicas: a second Ctrl-C means now, without saving (as Valkey).
+    if (signal == SIGINT) {
+      LogWarning("You insist... exiting now.");
+      RequestShutdown(1);
+    }
+    return;
+  }
+  // Valkey's line, so log watchers written for it match.
   LogWarning("Received %s scheduling shutdown...", sig);
-  LogWarning("User requested shutdown...");
-  std::string error;
-  if (!SaveBeforeShutdown(*this, ShutdownSave::kDefault, &error)) {
+  // shutdown-on-sigterm / shutdown-on-sigint: "default", or save / nosave / now / force.
+  const std::string how =
+      ConfigValue(config_, signal == SIGINT ? "shutdown-on-sigint" : "shutdown-on-sigterm");
+  auto has = [&how](std::string_view word) { return how.find(word) != std::string::npos; };
+  const ShutdownSave mode = has("nosave") ? ShutdownSave::kNoSave
+                            : has("save") ? ShutdownSave::kSave
+                                          : ShutdownSave::kDefault;
+  if (BeginShutdown(mode, has("now"), has("force")) == ShutdownStep::kFailed) {
     LogWarning(
         "%s received but errors trying to shut down the server, check the logs for more "
         "information",
         sig);
-    return;
   }
-  RequestShutdown(0);
 }
 
 void Server::RequestShutdown(int exit_code) {
@@ -771,6 +783,7 @@ void Server::Cron() {
   SnapshotCron(*this);
   if (aof_ != nullptr) aof_->Cron();
   replication_->Cron();
+  ShutdownCheck();
   if (cluster_ != nullptr) cluster_->Cron();
   if (config_.timeout > 0) {
     std::vector<Client*> idle;

@@ -35,6 +35,7 @@ class Replication;
 class MetricsEndpoint;
 class ScriptEngine;
 class TlsContext;
+enum class ShutdownSave;  // persistence/snapshot.h
 
 struct ServerStats {
   uint64_t total_connections_received = 0;
@@ -120,13 +121,25 @@ class Server {
   // Until end_ms, clients' commands (writes only when writes_only) wait. Each purpose pauses
   // and ends on its own, as in Valkey: CLIENT UNPAUSE does not end a failover's pause. While
   // any pause lasts the dataset stays still: keys neither expire nor get evicted.
-  enum class PausePurpose { kClientCommand, kFailover, kCount };
+  enum class PausePurpose { kClientCommand, kFailover, kShutdown, kCount };
   void Pause(PausePurpose purpose, int64_t end_ms, bool writes_only);
   void Unpause(PausePurpose purpose);
   bool paused() const { return pause_end_ms_ != 0; }
   // Lookups of logically expired keys: hidden on a replica or while paused (nothing may
   // change the data then), deleted otherwise. Called when either changes.
   void RefreshExpiryMode();
+
+  // Shutting down (SHUTDOWN, SIGTERM/SIGINT; server_shutdown.cc). Unless now, a primary
+  // whose replicas lag behind first pauses writes and waits for them, up to shutdown-timeout
+  // seconds; then the final save (mode) and exit. A failed save keeps the server running
+  // unless force. kWaiting: SHUTDOWN blocks its client until the wait ends.
+  enum class ShutdownStep { kExiting, kWaiting, kFailed };
+  ShutdownStep BeginShutdown(ShutdownSave mode, bool now, bool force);
+  bool shutdown_waiting() const { return shutdown_wait_.active; }
+  // SHUTDOWN ABORT: false when no shutdown waits.
+  bool AbortShutdown();
+  // Ends a wait whose replicas caught up or whose time is up (the cron, acks).
+  void ShutdownCheck();
 
   // Closes the client after its pending reply is written (QUIT) or at once (KILL).
   void CloseClientAsync(Client* c);
@@ -250,6 +263,8 @@ class Server {
   bool ServeWhileLoading();
   bool loading() const { return loading_; }
   bool shutdown_requested() const { return shutdown_requested_; }
+  // The process's exit status once Run returns (1: cut short by a second SIGINT).
+  int exit_code() const { return exit_code_; }
   // io-threads > 1 and the last batch of reads or writes went to the I/O threads.
   bool io_threads_active() const { return io_threads_active_; }
 
@@ -303,7 +318,8 @@ class Server {
   void WriteToClient(Client* c);
   void FreeClient(Client* c);
   void Cron();
-  // SIGTERM/SIGINT: SHUTDOWN's default save, then stop (keeps running if the save fails).
+  // SIGTERM/SIGINT: a shutdown as shutdown-on-sigterm / shutdown-on-sigint say (by default
+  // SHUTDOWN's); a second SIGINT during the wait for replicas exits at once.
   void ShutdownOnSignal();
   void FeedMonitors(Client* c, const std::vector<std::string_view>& args);
   void RecordSlowlog(Client* c, const std::vector<std::string_view>& args, int64_t duration_us);
@@ -379,6 +395,17 @@ class Server {
   std::deque<SlowlogEntry> slowlog_;
   uint64_t slowlog_next_id_ = 0;
   LatencyMonitor latency_monitor_;
+  struct ShutdownWait {
+    bool active = false;
+    int64_t deadline_ms = 0;
+    ShutdownSave mode{};
+    bool force = false;
+  };
+  // The final save and exit; false (still running) when the save failed without force.
+  bool FinishShutdown(ShutdownSave mode, bool force);
+  // The wait is over without exiting: writes resume, SHUTDOWN's clients get the error.
+  void EndShutdownWait();
+  ShutdownWait shutdown_wait_;
   struct PauseState {
     int64_t end_ms = 0;  // 0: not paused for this purpose
     bool writes_only = false;

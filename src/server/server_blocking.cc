@@ -96,6 +96,8 @@ void ReplyTimeout(Server& server, Client* c) {
   if (c->block->on_timeout == BlockTimeoutReply::kReplicaCount) {
     Replication& repl = server.replication();
     c->reply.Integer(repl.AckedReplicas(repl.WaitOffset(c)));
+  } else if (c->block->on_timeout == BlockTimeoutReply::kShutdown) {
+    c->reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
   } else if (c->block->on_timeout == BlockTimeoutReply::kNullBulk) {
     c->reply.Null();
   } else {

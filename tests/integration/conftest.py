@@ -586,7 +586,9 @@ def server_binary():
 
 def _teardown(servers):
     problems = []
-    for s in servers:
+    # Last started first: replicas before their primaries, which would otherwise wait for
+    # them to catch up before exiting (shutdown-timeout).
+    for s in reversed(servers):
         s.close_clients()
         s._terminate()
         report = s.crash_report()

@@ -35,6 +35,12 @@ def fake_replica(primary, listening_port, online=True):
     return conn
 
 
+def gone(primary):
+    """The closed fake replica is gone, so stopping the primary does not wait for it."""
+    if primary.proc.poll() is None:
+        wait_for(lambda: repl_info(primary.client())["connected_slaves"] == 0)
+
+
 def failover_state(r):
     return repl_info(r)["master_failover_state"]
 
@@ -84,6 +90,7 @@ def test_errors_match_valkey(start_server, impl):
     assert str(e.value) == "PSYNC FAILOVER can't be sent to a master."
     assert p.info("replication")["role"] == "master"
     fake.close()
+    gone(primary)
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -94,6 +101,7 @@ def test_named_target_must_be_online(start_server, impl):
         primary.client().execute_command("FAILOVER", "TO", "127.0.0.1", 7)
     assert str(e.value) == "FAILOVER target replica is not online."
     fake.close()
+    gone(primary)
 
 
 def test_replica_refuses_failover_and_cluster_mode_points_elsewhere(start_server):
@@ -144,6 +152,7 @@ def test_waiting_holds_writes_until_the_timeout_aborts(start_server, impl):
     assert p.info("replication")["role"] == "master"
     wait_for(lambda: "aborted: Replica never caught up before timeout" in primary.log())
     fake.close()
+    gone(primary)
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -161,6 +170,7 @@ def test_abort_while_waiting_releases_the_writes(start_server, impl):
     assert failover_state(p) == "no-failover"
     assert "aborted: Failover manually aborted" in primary.log()
     fake.close()
+    gone(primary)
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -185,6 +195,7 @@ def test_force_fails_over_after_the_timeout_and_abort_returns_to_primary(start_s
     p.set("after", "2")
     assert p.mget("before", "after") == ["1", "2"]
     fake.close()
+    gone(primary)
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -203,6 +214,7 @@ def test_target_that_rejects_the_psync_sends_the_primary_back(start_server, impl
     assert stranger.client().dbsize() == 0
     assert stranger.client().info("replication")["role"] == "master"
     fake.close()
+    gone(primary)
 
 
 def test_failover_to_any_replica_keeps_every_write(start_server):
