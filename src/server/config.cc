@@ -244,6 +244,33 @@ std::string ParseEnum(const Directive& d, std::string_view v, std::string* out) 
   return "argument(s) must be one of the following: " + list;
 }
 
+// Space-separated options of the list (a flags directive: shutdown-on-sigterm "nosave now"),
+// written back in the list's order; the first option ("default") stands for none of them.
+std::string ParseFlags(const Directive& d, std::string_view v, std::string* out) {
+  std::vector<std::string> options;
+  std::istringstream list(d.enum_values);
+  for (std::string option; std::getline(list, option, ',');) options.push_back(option);
+  std::vector<bool> chosen(options.size(), false);
+  std::istringstream words{std::string(v)};
+  size_t count = 0;
+  for (std::string word; words >> word; ++count) {
+    std::string option;
+    std::string err = ParseEnum(d, word, &option);
+    if (!err.empty()) return err;
+    chosen[std::find(options.begin(), options.end(), option) - options.begin()] = true;
+  }
+  if (count == 0) return ParseEnum(d, v, out);  // nothing given: the enum's own error
+  if (std::string_view(d.name).rfind("shutdown-on-", 0) == 0 && chosen[1] && chosen[2]) {
+    return "shutdown options SAVE and NOSAVE can't be used simultaneously";
+  }
+  out->clear();
+  for (size_t i = 1; i < options.size(); ++i) {
+    if (chosen[i]) *out += (out->empty() ? "" : " ") + options[i];
+  }
+  if (out->empty()) *out = options.front();
+  return "";
+}
+
 // True for "<digits>[unit]": a well-formed memory value too large for int64.
 bool IsOverflowingMemoryValue(std::string_view v) {
   size_t digits = 0;
@@ -382,6 +409,9 @@ std::string ApplyDirective(Config* config, const Directive& d,
         value = b ? "yes" : "no";
       } else if (d.generic_kind == GenericKind::kEnum) {
         std::string err = ParseEnum(d, v, &value);
+        if (!err.empty()) return err;
+      } else if (d.generic_kind == GenericKind::kFlags) {
+        std::string err = ParseFlags(d, v, &value);
         if (!err.empty()) return err;
       } else if (d.generic_kind == GenericKind::kInt || d.generic_kind == GenericKind::kMemory) {
         int64_t n;

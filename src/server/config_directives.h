@@ -8,7 +8,7 @@
 
 namespace vireo {
 
-enum class GenericKind { kBool, kInt, kMemory, kString, kEnum };
+enum class GenericKind { kBool, kInt, kMemory, kString, kEnum, kFlags };
 
 inline constexpr int64_t kMax64 = INT64_MAX;
 inline constexpr int64_t kMin64 = INT64_MIN;
@@ -111,8 +111,8 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"sanitize-dump-payload", "no", GenericKind::kEnum, false, 0, 0, "no,yes,clients"},
     {"server_cpulist", "", GenericKind::kString, true},
     {"set-proc-title", "yes", GenericKind::kBool, true},
-    {"shutdown-on-sigint", "default", GenericKind::kEnum, false, 0, 0, "default,save,nosave,now,force"},
-    {"shutdown-on-sigterm", "default", GenericKind::kEnum, false, 0, 0, "default,save,nosave,now,force"},
+    {"shutdown-on-sigint", "default", GenericKind::kFlags, false, 0, 0, "default,save,nosave,now,force"},
+    {"shutdown-on-sigterm", "default", GenericKind::kFlags, false, 0, 0, "default,save,nosave,now,force"},
     {"shutdown-timeout", "10", GenericKind::kInt, false, 0, kMax32},
     {"socket-mark-id", "0", GenericKind::kInt, true, kMin64, kMax64},
     {"stop-writes-on-bgsave-error", "yes", GenericKind::kBool, false},

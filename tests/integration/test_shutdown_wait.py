@@ -144,3 +144,22 @@ def test_a_replica_shuts_down_without_waiting(start_server):
     replica.raw().send_command("SHUTDOWN", "NOSAVE")
     assert replica.proc.wait(timeout=30) == 0
     assert "Waiting for replicas" not in replica.log()
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_shutdown_on_signal_takes_several_flags(start_server, impl):
+    r = primary_of(start_server, impl).client()
+    for value, stored in (("nosave now", "nosave now"), ("default now", "now"),
+                          ("now nosave force", "nosave now force"), ("DEFAULT", "default")):
+        assert r.config_set("shutdown-on-sigint", value)
+        assert r.config_get("shutdown-on-sigint")["shutdown-on-sigint"] == stored
+    for value, text in (("save nosave", "shutdown options SAVE and NOSAVE can't be used "
+                                        "simultaneously"),
+                        ("bogus", "argument(s) must be one of the following: default, save, "
+                                  "nosave, now, force"),
+                        ("", "argument(s) must be one of the following: default, save, nosave, "
+                             "now, force")):
+        with pytest.raises(redis.ResponseError) as e:
+            r.config_set("shutdown-on-sigterm", value)
+        assert str(e.value) == ("CONFIG SET failed (possibly related to argument "
+                                "'shutdown-on-sigterm') - " + text)
