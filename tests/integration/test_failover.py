@@ -35,6 +35,14 @@ def fake_replica(primary, listening_port, online=True):
     return conn
 
 
+def lagging_primary(start_server, impl, *args, port=7):
+    """A primary whose only replica (said to listen on port) is behind by one write, for good."""
+    primary = primary_of(start_server, impl, *args)
+    fake = fake_replica(primary, port)
+    primary.client().set("before", "1")
+    return primary, fake
+
+
 def gone(primary):
     """The closed fake replica is gone, so stopping the primary does not wait for it."""
     if primary.proc.poll() is None:
@@ -124,10 +132,8 @@ def test_replica_refuses_failover_and_cluster_mode_points_elsewhere(start_server
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_waiting_holds_writes_until_the_timeout_aborts(start_server, impl):
-    primary = primary_of(start_server, impl)
+    primary, fake = lagging_primary(start_server, impl)
     p = primary.client()
-    fake = fake_replica(primary, 7)
-    p.set("before", "1")  # the stream is ahead of the silent replica
     assert p.execute_command("FAILOVER", "TIMEOUT", 1500) == "OK"
     assert failover_state(p) == "waiting-for-sync"
     writer = primary.raw()
@@ -157,10 +163,8 @@ def test_waiting_holds_writes_until_the_timeout_aborts(start_server, impl):
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_abort_while_waiting_releases_the_writes(start_server, impl):
-    primary = primary_of(start_server, impl)
+    primary, fake = lagging_primary(start_server, impl)
     p = primary.client()
-    fake = fake_replica(primary, 7)
-    p.set("before", "1")
     assert p.execute_command("FAILOVER") == "OK"
     writer = primary.raw()
     writer.send_command("INCR", "n")
@@ -175,11 +179,9 @@ def test_abort_while_waiting_releases_the_writes(start_server, impl):
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_force_fails_over_after_the_timeout_and_abort_returns_to_primary(start_server, impl):
-    primary = primary_of(start_server, impl)
-    p = primary.client()
     unused = free_port()
-    fake = fake_replica(primary, unused)
-    p.set("before", "1")
+    primary, fake = lagging_primary(start_server, impl, port=unused)
+    p = primary.client()
     assert p.execute_command("FAILOVER", "TO", "127.0.0.1", unused, "FORCE",
                              "TIMEOUT", 100) == "OK"
     # Past the timeout it becomes the target's replica anyway; nothing listens there, so the
@@ -200,11 +202,9 @@ def test_force_fails_over_after_the_timeout_and_abort_returns_to_primary(start_s
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_target_that_rejects_the_psync_sends_the_primary_back(start_server, impl):
-    primary = primary_of(start_server, impl)
     stranger = start_server()  # a primary of another history, standing where the replica says
+    primary, fake = lagging_primary(start_server, impl, port=stranger.port)
     p = primary.client()
-    fake = fake_replica(primary, stranger.port)
-    p.set("before", "1")
     assert p.execute_command("FAILOVER", "TO", "127.0.0.1", stranger.port, "FORCE",
                              "TIMEOUT", 100) == "OK"
     wait_for(lambda: "Failover target rejected psync request" in primary.log())

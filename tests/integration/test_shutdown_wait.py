@@ -11,18 +11,10 @@ import pytest
 import redis
 
 from conftest import RespError, wait_for
-from test_failover import IMPLS, fake_replica, gone, primary_of
+from test_failover import IMPLS, gone, lagging_primary, primary_of
 from test_replication import attach
 
 SHUTDOWN_FAILED = RespError("ERR Errors trying to SHUTDOWN. Check logs.")
-
-
-def lagging_primary(start_server, impl, *args):
-    """A primary whose only replica never acknowledges what it is sent."""
-    primary = primary_of(start_server, impl, *args)
-    fake = fake_replica(primary, 7)
-    primary.client().set("unacked", "1")
-    return primary, fake
 
 
 def blocked_in_shutdown(primary):
@@ -38,7 +30,7 @@ def test_abort_ends_the_wait_and_releases_writes(start_server, impl):
     wait_for(lambda: blocked_in_shutdown(primary))
     # While it waits: reads are served, writes are held, a second SHUTDOWN (NOW too) waits
     # with the first.
-    assert p.get("unacked") == "1"
+    assert p.get("before") == "1"
     writer.send_command("SET", "held", "1")
     second.send_command("SHUTDOWN", "NOW")
     wait_for(lambda: len(blocked_in_shutdown(primary)) == 2)
