@@ -66,7 +66,7 @@ std::string Replication::StartFailover(const std::string& host, int64_t port, bo
   failover_end_ms_ = timeout_ms == 0 ? 0 : NowMs() + timeout_ms;
   LogNotice("FAILOVER requested to %s.", FailoverTargetName().c_str());
   // Until the hand-over ends: no new writes, so the stream stops growing and a replica can
-  // catch up with all of it. The cron skips its pings to replicas meanwhile for the same reason.
+  // catch up with all of it. The cron skips its pings to replicas meanwhile for that reason.
   server_.Pause(Server::PausePurpose::kFailover, std::numeric_limits<int64_t>::max(), true);
   return "";
 }

@@ -492,8 +492,9 @@ void Replication::DisconnectReplicas() {
 void Replication::PrimaryCron(int64_t now) {
   // Pings keep the replicas' timeouts from firing on an idle stream.
   const int64_t period = ConfigValueInt(server_.config(), "repl-ping-replica-period", 10) * 1000;
-  // Not while clients are paused: the stream must stay still for a failover to catch up.
-  if (!is_replica() && !replicas_.empty() && now - last_ping_ms_ >= period && !server_.paused()) {
+  // Not during a failover: the stream must stay still for a replica to catch up with it.
+  if (!is_replica() && !replicas_.empty() && now - last_ping_ms_ >= period &&
+      !server_.paused_for(Server::PausePurpose::kFailover)) {
     last_ping_ms_ = now;
     if (ReplicaCount() > 0) AppendToStream("*1\r\n$4\r\nPING\r\n");
   }

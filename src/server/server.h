@@ -125,6 +125,9 @@ class Server {
   void Pause(PausePurpose purpose, int64_t end_ms, bool writes_only);
   void Unpause(PausePurpose purpose);
   bool paused() const { return pause_end_ms_ != 0; }
+  bool paused_for(PausePurpose purpose) const {
+    return pauses_[static_cast<int>(purpose)].end_ms != 0;
+  }
   // Lookups of logically expired keys: hidden on a replica or while paused (nothing may
   // change the data then), deleted otherwise. Called when either changes.
   void RefreshExpiryMode();
