@@ -106,7 +106,7 @@ def test_touch_and_object(sr, shared_server):
     assert sr.object("refcount", "i") == 2147483647  # Valkey's shared small integers
     assert sr.object("refcount", "big") == 1
     assert sr.object("refcount", "s") == 1
-    assert sr.object("idletime", "s") == 0
+    assert sr.object("idletime", "s") <= 1  # the seconds clock may tick after the TOUCH
     with pytest.raises(redis.ResponseError, match="An LFU maxmemory policy is not selected"):
         sr.object("freq", "s")
     with pytest.raises(redis.ResponseError, match=r"unknown subcommand 'NOSUCH'. Try OBJECT HELP."):

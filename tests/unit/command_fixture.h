@@ -42,6 +42,13 @@ class CommandTest : public ::testing::Test {
   }
   static std::string Int(long long v) { return ":" + std::to_string(v) + "\r\n"; }
   static std::string Err(const std::string& s) { return "-" + s + "\r\n"; }
+  // OBJECT IDLETIME of `key` is `seconds`, or one more: the seconds clock may tick between
+  // the command that set the clock and this one.
+  ::testing::AssertionResult IdleTimeIs(const std::string& key, long long seconds) {
+    std::string idle = Run({"object", "idletime", key});
+    if (idle == Int(seconds) || idle == Int(seconds + 1)) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "object idletime " << key << " = " << idle;
+  }
   static constexpr const char* kOk = "+OK\r\n";
   static constexpr const char* kNil = "$-1\r\n";
 

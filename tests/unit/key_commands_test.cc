@@ -272,7 +272,7 @@ TEST_F(CommandTest, KeysObjectRefcount) {
 
 TEST_F(CommandTest, KeysObjectIdletimeAndFreq) {
   Run({"set", "k", "v"});
-  EXPECT_EQ(Run({"object", "idletime", "k"}), Int(0));
+  EXPECT_TRUE(IdleTimeIs("k", 0));
   EXPECT_EQ(Run({"object", "idletime", "nope"}), kNil);
   EXPECT_EQ(Run({"object", "freq", "nope"}), kNil);
   EXPECT_EQ(Run({"object", "freq", "k"}),
@@ -292,17 +292,17 @@ TEST_F(CommandTest, KeysObjectIdletimeFromClock) {
   Entry* e = server_->db(0)->FindRaw("k");
   ASSERT_NE(e, nullptr);
   e->SetLru((LruClock() - 100) & ((1u << 24) - 1));
-  EXPECT_EQ(Run({"object", "idletime", "k"}), Int(100));
+  EXPECT_TRUE(IdleTimeIs("k", 100));
   // Reading the idle time, the type or the TTL is not an access; GET is.
   Run({"type", "k"});
   Run({"ttl", "k"});
   Run({"exists", "k"});
-  EXPECT_EQ(Run({"object", "idletime", "k"}), Int(100));
+  EXPECT_TRUE(IdleTimeIs("k", 100));
   Run({"get", "k"});
-  EXPECT_EQ(Run({"object", "idletime", "k"}), Int(0));
+  EXPECT_TRUE(IdleTimeIs("k", 0));
   e->SetLru((LruClock() - 50) & ((1u << 24) - 1));
   Run({"touch", "k"});
-  EXPECT_EQ(Run({"object", "idletime", "k"}), Int(0));
+  EXPECT_TRUE(IdleTimeIs("k", 0));
 }
 
 TEST_F(CommandTest, KeysObjectHelp) {

@@ -77,7 +77,7 @@ TEST_F(PersistenceTest, RestoreOptions) {
   std::string p = Run({"dump", "k"});
   std::string body = p.substr(p.find("\r\n") + 2, p.size() - p.find("\r\n") - 4);
   EXPECT_EQ(Run({"restore", "k", "0", body, "replace", "idletime", "500"}), kOk);
-  EXPECT_EQ(Run({"object", "idletime", "k"}), Int(500));
+  EXPECT_TRUE(IdleTimeIs("k", 500));
   EXPECT_EQ(Run({"restore", "t", "5000", body}), kOk);
   std::string pttl = Run({"pttl", "t"});
   long long ms = std::stoll(pttl.substr(1));
