@@ -279,9 +279,10 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
     return;
   }
   ObjType type = e != nullptr ? e->type() : ObjType::kList;
-  // An unsorted set would come out in its internal order: what gets stored (or replicated)
-  // must not depend on that, so STORE sorts sets alphabetically instead.
-  if (o.dontsort && type == ObjType::kSet && o.has_store) {
+  // An unsorted set would come out in its internal order: what gets stored, or what a script
+  // goes on to write, must not depend on that, so STORE and scripts sort sets alphabetically.
+  if (o.dontsort && type == ObjType::kSet &&
+      (o.has_store || (ctx.client.flags & kClientScript))) {
     o.dontsort = false;
     o.alpha = true;
     o.has_by = false;

@@ -110,7 +110,7 @@ ScriptEngine::ScriptEngine(Server& server) : server_(server) {
   L_ = NewScriptState(kFns, this, kCompatVersion);
   fake_ = std::make_unique<Client>(0, -1);
   fake_->authenticated = true;
-  fake_->flags |= kClientDenyBlocking;
+  fake_->flags |= kClientDenyBlocking | kClientScript;
   fake_->addr = "lua";
   functions_ = std::make_unique<FunctionLibraries>(*this, L_);
 }

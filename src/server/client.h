@@ -52,6 +52,7 @@ enum ClientFlag : uint32_t {
   kClientAsking = 1u << 27,          // ASKING: the next command may use an importing slot
   kClientReadOnlyReplica = 1u << 28,  // READONLY: reads served by a cluster replica
   kClientAclRestricted = 1u << 29,   // its user is not allowed everything: commands get ACL checks
+  kClientScript = 1u << 30,          // the scripting engine's client: runs EVAL/FCALL's calls
 };
 
 struct Client {

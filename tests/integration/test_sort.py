@@ -54,6 +54,18 @@ def test_sort_store_and_errors(sr):
     assert error_of(sr, "SORT", "s") == "One or more scores can't be converted into double"
 
 
+def test_sort_of_a_set_in_a_script_is_alphabetical(sr):
+    """A script's writes must not depend on a set's internal order: BY nosort sorts it."""
+    sr.sadd("s", "c", "a", "b", "10", "2", "zz")
+    sr.rpush("l", "c", "a", "b")
+    for cmd in ("sort", "sort_ro"):
+        sort = f"return redis.call('{cmd}', KEYS[1], unpack(ARGV))"
+        assert sr.eval(sort, 1, "s", "BY", "nosort") == ["10", "2", "a", "b", "c", "zz"]
+        assert sr.eval(sort, 1, "s", "BY", "nosort", "DESC", "LIMIT", 1, 2) == ["c", "b"]
+        assert sr.eval(sort, 1, "s", "BY", "nosort", "LIMIT", 1, 2) == ["2", "a"]
+        assert sr.eval(sort, 1, "l", "BY", "nosort") == ["c", "a", "b"]  # lists keep order
+
+
 def test_sort_sorted_set_native_order(sr):
     sr.zadd("z", {"a": 3, "b": 1, "c": 2})
     assert sr.sort("z", by="nosort") == ["b", "c", "a"]
