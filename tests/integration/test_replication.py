@@ -280,6 +280,31 @@ def test_replica_stopped_past_the_backlog_needs_a_full_sync(start_server):
     assert r.get("k99") == "x" * 1000
 
 
+def test_replica_over_its_output_buffer_limit_is_dropped(start_server):
+    """client-output-buffer-limit's replica class: a replica that stops reading is dropped
+    once the stream waiting for it passes the hard limit, and comes back with a full sync
+    (the 1 MB backlog no longer covers it)."""
+    primary = start_server("--client-output-buffer-limit", "replica 1mb 0 0")
+    replica = start_server()
+    p = primary.client()
+    r = attach(replica, primary)
+    os.kill(replica.pid, signal.SIGSTOP)
+    try:
+        value = "x" * 100_000
+        for i in range(600):  # 60 MB: more than the loopback socket buffers take
+            p.set(f"k{i}", value)
+        wait_for(lambda: repl_info(p)["connected_slaves"] == 0)
+    finally:
+        os.kill(replica.pid, signal.SIGCONT)
+    assert stats(p)["client_output_buffer_limit_disconnections"] == 1
+    assert "scheduled to be closed ASAP for overcoming of output buffer limits" in primary.log()
+    wait_for(lambda: stats(p)["sync_full"] == 2, timeout=30)
+    wait_for(lambda: repl_info(r).get("master_link_status") == "up", timeout=30)
+    assert p.wait(1, 5000) == 1
+    caught_up(p, r)
+    assert r.dbsize() == 600
+
+
 def test_chained_replicas_and_promotion(start_server):
     a = start_server(*DEBUG)
     b = start_server(*DEBUG)
