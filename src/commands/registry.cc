@@ -30,6 +30,7 @@ void RegisterAllCommands() {
   RegisterClusterCommands(t);
   RegisterMigrateCommand(t);
   RegisterLatencyCommands(t);
+  RegisterModuleCommand(t);
   RegisterAclCommands(t);
 }
 

@@ -33,6 +33,7 @@ void RegisterScriptCommands(CommandTable& t);
 void RegisterFunctionCommands(CommandTable& t);
 void RegisterPersistenceCommands(CommandTable& t);
 void RegisterLatencyCommands(CommandTable& t);
+void RegisterModuleCommand(CommandTable& t);
 void RegisterAclCommands(CommandTable& t);
 
 }  // namespace vireo

@@ -1,5 +1,5 @@
 // String family: GET SET SETNX SETEX PSETEX GETSET GETDEL GETEX MGET MSET MSETNX APPEND STRLEN
-// GETRANGE SUBSTR SETRANGE INCR DECR INCRBY DECRBY INCRBYFLOAT LCS.
+// GETRANGE SUBSTR SETRANGE INCR DECR INCRBY DECRBY INCRBYFLOAT LCS, and Valkey's DELIFEQ.
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -33,12 +33,14 @@ enum StringOption : uint32_t {
   kOptPx = 1u << 6,
   kOptExAt = 1u << 7,
   kOptPxAt = 1u << 8,
+  kOptIfEq = 1u << 9,  // Valkey 8.1: set only over an equal string
 };
 constexpr uint32_t kOptAnyExpire = kOptEx | kOptPx | kOptExAt | kOptPxAt;
 
 struct StringOptions {
   uint32_t flags = 0;
   std::string_view expire;  // the argument of the (last) EX/PX/EXAT/PXAT
+  std::string_view ifeq;    // IFEQ's comparison value
 };
 
 // Parses SET's (for_set) or GETEX's options from args[3] / args[2] on. An option may repeat
@@ -51,10 +53,14 @@ bool ParseStringOptions(const std::vector<std::string_view>& args, size_t start,
     std::string_view opt = args[i];
     bool has_next = i + 1 < args.size();
     uint32_t expire_kind = 0;
-    if (EqualsIgnoreCase(opt, "NX") && for_set && !(f & kOptXx)) {
+    if (EqualsIgnoreCase(opt, "NX") && for_set && !(f & (kOptXx | kOptIfEq))) {
       f |= kOptNx;
-    } else if (EqualsIgnoreCase(opt, "XX") && for_set && !(f & kOptNx)) {
+    } else if (EqualsIgnoreCase(opt, "XX") && for_set && !(f & (kOptNx | kOptIfEq))) {
       f |= kOptXx;
+    } else if (EqualsIgnoreCase(opt, "IFEQ") && for_set && has_next &&
+               !(f & (kOptNx | kOptXx | kOptIfEq))) {
+      f |= kOptIfEq;
+      out->ifeq = args[++i];
     } else if (EqualsIgnoreCase(opt, "GET") && for_set) {
       f |= kOptGet;
     } else if (EqualsIgnoreCase(opt, "KEEPTTL") && for_set &&
@@ -277,7 +283,22 @@ void CmdGet(CommandContext& ctx) {
   ReplyString(ctx, e);
 }
 
-// SET key value [NX | XX] [GET] [EX s | PX ms | EXAT unix-s | PXAT unix-ms | KEEPTTL]
+// SET's arguments for replicas and the AOF when they differ from the client's: GET changes
+// nothing and IFEQ has been decided here (and a Redis 7.0 replica would refuse it).
+std::vector<std::string> SetArgsToPropagate(const std::vector<std::string_view>& args) {
+  std::vector<std::string> out(args.begin(), args.begin() + 3);
+  for (size_t i = 3; i < args.size(); ++i) {
+    if (EqualsIgnoreCase(args[i], "IFEQ")) {
+      ++i;
+    } else if (!EqualsIgnoreCase(args[i], "GET")) {
+      out.emplace_back(args[i]);
+    }
+  }
+  return out;
+}
+
+// SET key value [NX | XX | IFEQ comparison] [GET]
+//     [EX s | PX ms | EXAT unix-s | PXAT unix-ms | KEEPTTL]
 void CmdSet(CommandContext& ctx) {
   StringOptions opt;
   if (!ParseStringOptions(ctx.args, 3, /*for_set=*/true, &opt)) {
@@ -303,17 +324,23 @@ void CmdSet(CommandContext& ctx) {
     if (!get) ctx.reply.Null();
     return;
   }
+  if (opt.flags & kOptIfEq) {
+    // Only over a string equal to the comparison value; another type is WRONGTYPE (with GET,
+    // GET has refused it already).
+    if (e != nullptr && !CheckString(ctx, e)) return;
+    char buf[24];
+    if (e == nullptr || StringValue(e, buf) != opt.ifeq) {
+      if (!get) ctx.reply.Null();
+      return;
+    }
+  }
   e = StoreString(ctx, e, key, ctx.arg(2), (opt.flags & kOptKeepTtl) != 0, when_ms != 0);
   if (when_ms != 0) ApplyExpire(ctx, e, key, when_ms);
-  if ((when_ms != 0 || get) && ctx.Propagating()) {
+  if ((when_ms != 0 || (opt.flags & (kOptGet | kOptIfEq))) && ctx.Propagating()) {
     if (when_ms != 0) {
       PropagateSetPxat(ctx, key, ctx.arg(2), when_ms);
     } else {
-      std::vector<std::string> args;  // GET changes nothing: left out, as Valkey does
-      for (std::string_view a : ctx.args) {
-        if (!EqualsIgnoreCase(a, "get") || args.size() < 3) args.emplace_back(a);
-      }
-      ctx.PropagateAs(std::move(args));
+      ctx.PropagateAs(SetArgsToPropagate(ctx.args));
     }
   }
   ctx.KeyModified(ctx.db, key);
@@ -383,6 +410,28 @@ void CmdGetDel(CommandContext& ctx) {
   ctx.db->Delete(key);
   ctx.KeyModified(ctx.db, key);
   NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, key);
+}
+
+// DELIFEQ key value (Valkey 9.0): deletes the key when it holds exactly this string, the
+// release of a lock that is still one's own. Replicas get a DEL.
+void CmdDelIfEq(CommandContext& ctx) {
+  std::string_view key = ctx.arg(1);
+  const Entry* e = FindForWrite(ctx.db, key);
+  if (e == nullptr) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  if (!CheckString(ctx, e)) return;
+  char buf[24];
+  if (StringValue(e, buf) != ctx.arg(2)) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  ctx.db->Delete(key, ctx.server.config().lazyfree_lazy_user_del);
+  if (ctx.Propagating()) ctx.PropagateAs({"DEL", std::string(key)});
+  ctx.KeyModified(ctx.db, key);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, key);
+  ctx.reply.Integer(1);
 }
 
 // GETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST]
@@ -732,6 +781,10 @@ void RegisterStringCommands(CommandTable& t) {
   t.Add({.name = "getdel", .arity = 2, .flags = kCmdWrite | kCmdFast, .acl = wr | kAclFast,
          .first_key = 1, .last_key = 1, .key_step = 1, .handler = CmdGetDel, .group = "string",
          .summary = "Get the value of a key and delete the key", .since = "6.2.0",
+         .complexity = "O(1)"});
+  t.Add({.name = "delifeq", .arity = 3, .flags = kCmdWrite | kCmdFast, .acl = wr | kAclFast,
+         .first_key = 1, .last_key = 1, .key_step = 1, .handler = CmdDelIfEq, .group = "string",
+         .summary = "Delete key if value matches string.", .since = "9.0.0",
          .complexity = "O(1)"});
   t.Add({.name = "getex", .arity = -2, .flags = kCmdWrite | kCmdFast, .acl = wr | kAclFast,
          .first_key = 1, .last_key = 1, .key_step = 1, .handler = CmdGetEx, .group = "string",

@@ -509,6 +509,9 @@ bool LoadConfigText(Config* config, std::string_view text, std::string* error) {
       }
       if (name == "include") {
         reason = "include is not supported yet";
+      } else if (name == "loadmodule") {
+        // Valkey aborts when a module fails to load; here none can (see MODULE).
+        reason = "Vireo has no module API, so it cannot load modules";
       } else if (name == "rename-command" && args.size() == 2) {
         // Applied to the process-wide table at once, so a later line may name the new name.
         RegisterAllCommands();

@@ -804,7 +804,8 @@ void Server::Cron() {
   // Instantaneous ops/sec over the last interval.
   if (stats_.ops_sample_time_ms != 0 && now > stats_.ops_sample_time_ms) {
     double ops = static_cast<double>(stats_.total_commands_processed - stats_.ops_sample_count);
-    stats_.instantaneous_ops_per_sec = ops * 1000.0 / static_cast<double>(now - stats_.ops_sample_time_ms);
+    stats_.instantaneous_ops_per_sec =
+        ops * 1000.0 / static_cast<double>(now - stats_.ops_sample_time_ms);
   }
   stats_.ops_sample_time_ms = now;
   stats_.ops_sample_count = stats_.total_commands_processed;
@@ -959,14 +960,15 @@ void Server::Execute(Client* c) {
     return;
   }
   if (spec->flags & kCmdProtected) {
-    const std::string& mode = config_.enable_debug_command;
+    const bool module = cmd->name == "module";
+    const std::string& mode = module ? config_.enable_module_command : config_.enable_debug_command;
     bool local = (c->flags & kClientUnixSocket) || IsLoopbackPeer(c->conn.fd());
     if (mode == "no" || (mode == "local" && !local)) {
-      c->reply.Error("ERR " + ToUpper(cmd->name) +
-                     " command not allowed. If the enable-debug-command option "
-                     "is set to \"local\", you can run it from a local connection, otherwise you "
-                     "need to set this option in the configuration file, and then restart the "
-                     "server.");
+      c->reply.Error("ERR " + ToUpper(cmd->name) + " command not allowed. If the " +
+                     (module ? "enable-module-command" : "enable-debug-command") +
+                     " option is set to \"local\", you can run it from a local connection, "
+                     "otherwise you need to set this option in the configuration file, and then "
+                     "restart the server.");
       ++spec->stats.rejected_calls;
       return;
     }

@@ -41,6 +41,8 @@ REDIS_COMMAND_INFO = {
     "command|getkeys": (-4, ["loading", "stale"], 0, 0, 0, ["@connection", "@slow"]),
     "debug": (-2, ["admin", "loading", "noscript", "stale"], 0, 0, 0,
               ["@admin", "@dangerous", "@slow"]),
+    "module|list": (2, ["admin", "noscript"], 0, 0, 0, ["@admin", "@dangerous", "@slow"]),
+    "module|help": (2, ["loading", "stale"], 0, 0, 0, ["@slow"]),
     "time": (1, ["fast", "loading", "stale"], 0, 0, 0, ["@fast"]),
     "lastsave": (1, ["fast", "loading", "stale"], 0, 0, 0, ["@admin", "@dangerous", "@fast"]),
     "shutdown": (-1, ["admin", "allow_busy", "loading", "no_multi", "noscript", "stale"], 0, 0, 0,

@@ -353,6 +353,30 @@ def test_redis_server_replicates_from_vireo(start_server, diskless):
 
 
 @need_redis
+def test_valkey_conditional_writes_reach_a_redis_server_replica(start_server):
+    """SET ... IFEQ (Valkey 8.1) and DELIFEQ (Valkey 9.0) reach a replica as the plain SET and
+    DEL that redis-server 7.0 knows."""
+    primary = start_server()
+    replica = start_server(binary=REDIS_SERVER)
+    p = primary.client()
+    r = attach(replica, primary)
+    with primary.raw() as c:
+        assert c.call("SET", "lock", "me") == "OK"
+        assert c.call("SET", "lock", "you", "IFEQ", "nope") is None
+        assert c.call("SET", "lock", "you", "IFEQ", "me", "GET", "EX", "100") == b"me"
+        assert c.call("SET", "x", "1", "IFEQ", "1") is None
+        assert c.call("SET", "gone", "v") == "OK"
+        assert c.call("DELIFEQ", "gone", "v") == 1
+        assert c.call("DELIFEQ", "lock", "me") == 0
+    assert p.wait(1, 5000) == 1
+    caught_up(p, r)
+    assert r.get("lock") == "you"
+    assert 0 < r.ttl("lock") <= 100
+    assert r.exists("x", "gone") == 0
+    assert repl_info(r)["master_link_status"] == "up"  # nothing it refused broke the link
+
+
+@need_redis
 @pytest.mark.parametrize("diskless", ["yes", "no"])
 def test_vireo_replicates_from_redis_server(start_server, diskless):
     primary = start_server("--repl-diskless-sync", diskless,

@@ -44,6 +44,17 @@ def test_unknown_directive_is_fatal(tmp_path):
     assert "Bad directive or wrong number of arguments" in out.stderr
 
 
+def test_loadmodule_is_refused_with_the_reason(tmp_path):
+    """Valkey aborts when a module fails to load; Vireo can load none, and says so."""
+    conf = tmp_path / "valkey.conf"
+    conf.write_text("port 0\nloadmodule /usr/lib/valkey/json.so\n")
+    out = run_binary(str(conf))
+    assert out.returncode == 1
+    assert ">>> 'loadmodule /usr/lib/valkey/json.so'" in out.stderr
+    assert "Vireo has no module API, so it cannot load modules" in out.stderr
+    assert run_binary("--loadmodule", "/x.so").returncode == 1
+
+
 def test_bad_flag_is_fatal():
     out = run_binary("--port", "99999")
     assert out.returncode == 1

@@ -56,6 +56,19 @@ TEST_F(PropagationTest, RelativeCommandsPropagateTheirEffect) {
   EXPECT_EQ(got[5], "0:DEL k");
 }
 
+// IFEQ is decided on the primary (and a Redis 7.0 replica would refuse it); DELIFEQ becomes a
+// DEL; neither propagates when nothing changed.
+TEST_F(PropagationTest, ConditionalStringWritesPropagateTheirEffect) {
+  Run({"set", "k", "v"});
+  Run({"set", "k", "w", "ifeq", "nope"});
+  Run({"set", "k", "w", "ifeq", "v", "keepttl"});
+  Run({"set", "k", "ifeq", "IFEQ", "w", "get"});
+  Run({"delifeq", "k", "nope"});
+  Run({"delifeq", "k", "ifeq"});
+  EXPECT_EQ(Take(), (std::vector<std::string>{"0:set k v", "0:set k w keepttl", "0:set k ifeq",
+                                              "0:DEL k"}));
+}
+
 TEST_F(PropagationTest, TransactionsWrapOnlyWhenMoreThanOne) {
   Run({"multi"});
   Run({"set", "a", "1"});

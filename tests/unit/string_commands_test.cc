@@ -191,6 +191,53 @@ TEST_F(StringsTest, StringsSetGet) {
   EXPECT_EQ(Run({"set", "l", "v", "nx"}), kNil);
 }
 
+// Valkey 8.1's IFEQ: set only over a string equal to the comparison value.
+TEST_F(StringsTest, StringsSetIfEq) {
+  EXPECT_EQ(Run({"set", "k", "v", "ifeq", "v"}), kNil);  // no key: nothing is created
+  EXPECT_EQ(Run({"exists", "k"}), Int(0));
+  Run({"set", "k", "v"});
+  EXPECT_EQ(Run({"set", "k", "w", "ifeq", "x"}), kNil);
+  EXPECT_EQ(Run({"get", "k"}), Bulk("v"));
+  EXPECT_EQ(Run({"set", "k", "w", "IFEQ", "v", "px", "100000"}), kOk);
+  EXPECT_EQ(Run({"get", "k"}), Bulk("w"));
+  EXPECT_GT(std::stoll(Run({"pttl", "k"}).substr(1)), 0);
+  // With GET the reply is the old value, whether the condition held or not.
+  EXPECT_EQ(Run({"set", "k", "z", "get", "ifeq", "nope"}), Bulk("w"));
+  EXPECT_EQ(Run({"set", "k", "z", "ifeq", "w", "get"}), Bulk("w"));
+  EXPECT_EQ(Run({"get", "k"}), Bulk("z"));
+  EXPECT_EQ(Run({"set", "none", "z", "ifeq", "w", "get"}), kNil);
+  // An integer-encoded value compares as its digits.
+  Run({"set", "n", "42"});
+  EXPECT_EQ(Run({"set", "n", "43", "ifeq", "42"}), kOk);
+  EXPECT_EQ(Run({"get", "n"}), Bulk("43"));
+  MakeNonString("l");
+  EXPECT_EQ(Run({"set", "l", "v", "ifeq", "v"}), kWrongType);
+  EXPECT_EQ(Run({"set", "l", "v", "ifeq", "v", "get"}), kWrongType);
+  EXPECT_EQ(Key("l")->type(), ObjType::kList);
+  const std::vector<std::vector<std::string>> refused = {
+      {"set", "k", "v", "ifeq"},
+      {"set", "k", "v", "nx", "ifeq", "v"},
+      {"set", "k", "v", "ifeq", "v", "xx"},
+      {"set", "k", "v", "ifeq", "a", "ifeq", "b"}};
+  for (const auto& args : refused) EXPECT_EQ(Run(args), Err("ERR syntax error")) << args.size();
+  EXPECT_EQ(Run({"getex", "k", "ifeq", "z"}), Err("ERR syntax error"));
+}
+
+// Valkey 9.0's DELIFEQ: delete only a string equal to the value.
+TEST_F(StringsTest, StringsDelIfEq) {
+  EXPECT_EQ(Run({"delifeq", "k", "v"}), Int(0));
+  Run({"set", "k", "v"});
+  EXPECT_EQ(Run({"delifeq", "k", "w"}), Int(0));
+  EXPECT_EQ(Run({"delifeq", "k", "v"}), Int(1));
+  EXPECT_EQ(Run({"exists", "k"}), Int(0));
+  EXPECT_EQ(Run({"delifeq", "k", "v"}), Int(0));
+  Run({"set", "n", "7"});
+  EXPECT_EQ(Run({"delifeq", "n", "7"}), Int(1));
+  MakeNonString("l");
+  EXPECT_EQ(Run({"delifeq", "l", "v"}), kWrongType);
+  EXPECT_EQ(Run({"delifeq", "k"}), Err("ERR wrong number of arguments for 'delifeq' command"));
+}
+
 TEST_F(StringsTest, StringsSetNxSetExPSetEx) {
   EXPECT_EQ(Run({"setnx", "k", "1"}), Int(1));
   EXPECT_EQ(Run({"setnx", "k", "2"}), Int(0));
