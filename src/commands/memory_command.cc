@@ -96,7 +96,8 @@ void CmdMemoryStats(CommandContext& ctx) {
   num("keys.count", keys);
   num("keys.bytes-per-key", keys ? net / keys : 0);
   num("dataset.bytes", dataset);
-  real("dataset.percentage", net ? 100.0 * static_cast<double>(dataset) / static_cast<double>(net) : 0);
+  real("dataset.percentage",
+       net ? 100.0 * static_cast<double>(dataset) / static_cast<double>(net) : 0);
   real("peak.percentage", peak ? 100.0 * static_cast<double>(used) / static_cast<double>(peak) : 0);
   num("allocator.allocated", used);
   num("fragmentation.bytes", rss > used ? rss - used : 0);

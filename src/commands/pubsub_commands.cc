@@ -113,7 +113,9 @@ void CmdSUnsubscribe(CommandContext& ctx) {
 void CmdPublish(CommandContext& ctx) {
   size_t n = ctx.server.pubsub().Publish(ctx.server, PubSubSpace::kGlobal, ctx.arg(1), ctx.arg(2));
   // In a cluster every node's subscribers hear it (the count stays this node's, as Valkey).
-  if (ctx.server.cluster() != nullptr) ctx.server.cluster()->BroadcastPublish(ctx.arg(1), ctx.arg(2));
+  if (ctx.server.cluster() != nullptr) {
+    ctx.server.cluster()->BroadcastPublish(ctx.arg(1), ctx.arg(2));
+  }
   ctx.reply.Integer(static_cast<int64_t>(n));
 }
 

@@ -177,7 +177,8 @@ void RegisterReplicationCommands(CommandTable& t) {
          .summary = replicaof_summary, .since = "5.0.0", .complexity = "O(1)"});
   t.Add({.name = "slaveof", .arity = 3, .flags = kCmdAdmin | kCmdNoScript | kCmdStale,
          .acl = admin, .handler = CmdReplicaOf, .group = "server",
-         .summary = "Sets a Redis server as a replica of another, or promotes it to being a master.",
+         .summary =
+             "Sets a Redis server as a replica of another, or promotes it to being a master.",
          .since = "1.0.0", .complexity = "O(1)"});
   t.Add({.name = "psync", .arity = -3, .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti,
          .acl = admin, .handler = CmdPsync, .group = "server",

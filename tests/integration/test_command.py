@@ -7,7 +7,6 @@ import signal
 import time
 
 import pytest
-import redis
 
 from conftest import REDIS_CLI, RawConnection
 

@@ -1,6 +1,6 @@
-"""MODULE: LOAD, LOADEX and UNLOAD gated by enable-module-command; nothing can load (Vireo has no module API), so LIST
-is empty and LOAD/LOADEX/UNLOAD answer Valkey's errors, with the reason in the log. Each test
-runs against redis-server 7.0 too, whose replies are the reference."""
+"""MODULE: nothing can load (Vireo has no module API), so LIST is empty, and LOAD, LOADEX and
+UNLOAD, once enable-module-command allows them, answer Valkey's errors with the reason in the
+log. Each test runs against redis-server 7.0 too, whose replies are the reference."""
 
 import os
 
