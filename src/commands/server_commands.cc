@@ -1,5 +1,5 @@
-// Server family: TIME LASTSAVE SHUTDOWN SLOWLOG, and the registration of the family's other
-// files (INFO, CONFIG, COMMAND, DEBUG).
+// Server family: TIME LASTSAVE SHUTDOWN SLOWLOG COMMANDLOG, and the registration of the
+// family's other files (INFO, CONFIG, COMMAND, DEBUG).
 #include <algorithm>
 #include <string>
 
@@ -94,6 +94,24 @@ void CmdShutdown(CommandContext& ctx) {
   }
 }
 
+// The newest `count` entries of a command log (-1: all of them).
+void ReplyCommandLog(CommandContext& ctx, CommandLogType type, int64_t count) {
+  const std::deque<CommandLogEntry>& log = ctx.server.command_log(type).entries();
+  size_t n = count == -1 ? log.size() : std::min(log.size(), static_cast<size_t>(count));
+  ctx.reply.Array(n);
+  for (size_t i = 0; i < n; ++i) {
+    const CommandLogEntry& e = log[i];
+    ctx.reply.Array(6);
+    ctx.reply.Integer(static_cast<int64_t>(e.id));
+    ctx.reply.Integer(e.time_s);
+    ctx.reply.Integer(e.value);
+    ctx.reply.Array(e.args.size());
+    for (const std::string& a : e.args) ctx.reply.Bulk(a);
+    ctx.reply.Bulk(e.peer);
+    ctx.reply.Bulk(e.client_name);
+  }
+}
+
 // SLOWLOG GET [count]
 void CmdSlowlogGet(CommandContext& ctx) {
   int64_t count = 10;
@@ -106,31 +124,67 @@ void CmdSlowlogGet(CommandContext& ctx) {
     ctx.reply.Error("ERR count should be greater than or equal to -1");
     return;
   }
-  const std::deque<SlowlogEntry>& log = ctx.server.slowlog();
-  size_t n = count == -1 ? log.size() : std::min(log.size(), static_cast<size_t>(count));
-  ctx.reply.Array(n);
-  for (size_t i = 0; i < n; ++i) {
-    const SlowlogEntry& e = log[i];
-    ctx.reply.Array(6);
-    ctx.reply.Integer(static_cast<int64_t>(e.id));
-    ctx.reply.Integer(e.time_s);
-    ctx.reply.Integer(e.duration_us);
-    ctx.reply.Array(e.args.size());
-    for (const std::string& a : e.args) ctx.reply.Bulk(a);
-    ctx.reply.Bulk(e.peer);
-    ctx.reply.Bulk(e.client_name);
-  }
+  ReplyCommandLog(ctx, CommandLogType::kSlow, count);
 }
 
 // SLOWLOG LEN
 void CmdSlowlogLen(CommandContext& ctx) {
-  ctx.reply.Integer(static_cast<int64_t>(ctx.server.slowlog().size()));
+  ctx.reply.Integer(
+      static_cast<int64_t>(ctx.server.command_log(CommandLogType::kSlow).entries().size()));
 }
 
 // SLOWLOG RESET
 void CmdSlowlogReset(CommandContext& ctx) {
-  ctx.server.slowlog().clear();
+  ctx.server.command_log(CommandLogType::kSlow).Reset();
   ctx.reply.Ok();
+}
+
+// COMMANDLOG's type argument, or false after replying Valkey's error.
+bool CommandLogTypeArg(CommandContext& ctx, std::string_view arg, CommandLogType* type) {
+  if (ParseCommandLogType(arg, type)) return true;
+  ctx.reply.Error("ERR type should be one of the following: slow, large-request, large-reply");
+  return false;
+}
+
+// COMMANDLOG GET count type (Valkey 8.1): the count is checked before the type.
+void CmdCommandLogGet(CommandContext& ctx) {
+  int64_t count;
+  if (!ParseInt64(ctx.arg(2), &count) || count < -1) {
+    ctx.reply.Error("ERR count should be greater than or equal to -1");
+    return;
+  }
+  CommandLogType type;
+  if (!CommandLogTypeArg(ctx, ctx.arg(3), &type)) return;
+  ReplyCommandLog(ctx, type, count);
+}
+
+// COMMANDLOG LEN type
+void CmdCommandLogLen(CommandContext& ctx) {
+  CommandLogType type;
+  if (!CommandLogTypeArg(ctx, ctx.arg(2), &type)) return;
+  ctx.reply.Integer(static_cast<int64_t>(ctx.server.command_log(type).entries().size()));
+}
+
+// COMMANDLOG RESET type
+void CmdCommandLogReset(CommandContext& ctx) {
+  CommandLogType type;
+  if (!CommandLogTypeArg(ctx, ctx.arg(2), &type)) return;
+  ctx.server.command_log(type).Reset();
+  ctx.reply.Ok();
+}
+
+void CmdCommandLogHelp(CommandContext& ctx) {
+  ReplyHelp(ctx.reply, ctx.arg(0),
+            {"GET <count> <type>",
+             "    Return top <count> entries of the specified <type> from the commandlog (-1 "
+             "mean all).",
+             "    Entries are made of:", "    id, timestamp,",
+             "        time in microseconds for type of slow,",
+             "        or size in bytes for type of large-request,",
+             "        or size in bytes for type of large-reply",
+             "    arguments array, client IP and port,", "    client name", "LEN <type>",
+             "    Return the length of the specified type of commandlog.", "RESET <type>",
+             "    Reset the specified type of commandlog."});
 }
 
 // SLOWLOG HELP
@@ -187,6 +241,30 @@ void RegisterServerCommands(CommandTable& t) {
        .complexity = "O(1)"},
   };
   t.Add(std::move(slowlog));
+
+  CommandSpec commandlog{.name = "commandlog", .arity = -2, .acl = kAclSlow, .group = "server",
+                         .summary = "A container for command log commands.", .since = "8.1.0",
+                         .complexity = "Depends on subcommand."};
+  commandlog.subcommands = {
+      {.name = "commandlog|get", .arity = 4, .flags = slowlog_flags, .acl = admin,
+       .handler = CmdCommandLogGet, .group = "server",
+       .summary = "Returns the specified command log's entries.", .since = "8.1.0",
+       .complexity = "O(N) where N is the number of entries returned"},
+      {.name = "commandlog|len", .arity = 3, .flags = slowlog_flags, .acl = admin,
+       .handler = CmdCommandLogLen, .group = "server",
+       .summary = "Returns the number of entries in the specified type of command log.",
+       .since = "8.1.0", .complexity = "O(1)"},
+      {.name = "commandlog|reset", .arity = 3, .flags = slowlog_flags, .acl = admin,
+       .handler = CmdCommandLogReset, .group = "server",
+       .summary = "Clears all entries from the specified type of command log.",
+       .since = "8.1.0",
+       .complexity = "O(N) where N is the number of entries in the commandlog"},
+      {.name = "commandlog|help", .arity = 2, .flags = kCmdLoading | kCmdStale, .acl = kAclSlow,
+       .handler = CmdCommandLogHelp, .group = "server",
+       .summary = "Show helpful text about the different subcommands", .since = "8.1.0",
+       .complexity = "O(1)"},
+  };
+  t.Add(std::move(commandlog));
 
   RegisterInfoCommand(t);
   RegisterConfigCommand(t);

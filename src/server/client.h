@@ -63,6 +63,7 @@ struct Client {
   IoWatcher watcher;
   RequestParser parser;
   std::vector<std::string_view> args;  // the command being executed
+  size_t request_bytes = 0;  // the bytes it arrived in (COMMANDLOG's large-request log)
   // Commands of a pipeline parsed ahead of their turn (Server::ProcessInput), kept here so
   // their vectors are reused rather than allocated per read.
   static constexpr size_t kLookAhead = 8;

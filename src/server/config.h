@@ -77,8 +77,12 @@ struct Config {
   std::string appendfilename = "appendonly.aof";
   std::string appendfsync = "everysec";
   // Slow log
-  int64_t slowlog_log_slower_than = 10000;
-  int64_t slowlog_max_len = 128;
+  int64_t slowlog_log_slower_than = 10000;  // alias commandlog-execution-slower-than
+  int64_t slowlog_max_len = 128;            // alias commandlog-slow-execution-max-len
+  int64_t commandlog_request_larger_than = 1048576;
+  int64_t commandlog_large_request_max_len = 128;
+  int64_t commandlog_reply_larger_than = 1048576;
+  int64_t commandlog_large_reply_max_len = 128;
   // Latency monitor (ms; 0 = off) and per-command latency histograms.
   int64_t latency_monitor_threshold = 0;
   bool latency_tracking = true;

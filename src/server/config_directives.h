@@ -144,7 +144,8 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"tls-session-caching", "yes", GenericKind::kBool, false},
 };
 
-// Old names Valkey still accepts, mapped to the current ones.
+// Other names Valkey accepts, mapped to the ones Vireo stores: old names, and Valkey 8.1's
+// names of the slow log's settings (Redis 7.0 knows only the slowlog-* ones).
 inline constexpr const char* kConfigAliases[][2] = {
     {"slave-read-only", "replica-read-only"},
     {"lua-time-limit", "busy-reply-threshold"},
@@ -165,6 +166,8 @@ inline constexpr const char* kConfigAliases[][2] = {
     {"slave-ignore-maxmemory", "replica-ignore-maxmemory"},
     {"slave-announce-port", "replica-announce-port"},
     {"slave-announce-ip", "replica-announce-ip"},
+    {"commandlog-execution-slower-than", "slowlog-log-slower-than"},
+    {"commandlog-slow-execution-max-len", "slowlog-max-len"},
 };
 
 }  // namespace vireo

@@ -86,6 +86,7 @@ Server::Server(Config config) : config_(std::move(config)) {
   SetErrorReplyHook(&RecordErrorCode);
   InstallKeyspaceEventHooks();
   ApplyEvictionConfig(config_);
+  RefreshCommandLogGate();
   tracking_.SetHooks(
       {this, [](void* s, uint64_t id) { return static_cast<Server*>(s)->FindClient(id); },
        [](void* s, Client* c, std::string_view f) { static_cast<Server*>(s)->DeliverPush(c, f); }});
@@ -453,6 +454,7 @@ void Server::ProcessInput(Client* c) {
         }
       }
       if (hashed) db->HintHash(c->args[1], key_hash);
+      c->request_bytes = consumed;
       if (c->flags & kClientMaster) [[unlikely]] {
         // The master's commands see keys its DELs have not removed yet; what they applied
         // goes on to this server's replicas unchanged.
@@ -704,6 +706,9 @@ void Server::RequestShutdown(int exit_code) {
 }
 
 void Server::OnConfigChanged(std::string_view name) {
+  if (name == "commandlog-request-larger-than" || name == "commandlog-reply-larger-than") {
+    RefreshCommandLogGate();
+  }
   if (name == "maxmemory-policy" || name == "lfu-log-factor" || name == "lfu-decay-time") {
     ApplyEvictionConfig(config_);
   }
@@ -839,34 +844,25 @@ void Server::FeedMonitors(Client* c, const std::vector<std::string_view>& args) 
   }
 }
 
-void Server::RecordSlowlog(Client* c, const std::vector<std::string_view>& args,
-                           int64_t duration_us) {
-  if (config_.slowlog_log_slower_than < 0 || duration_us < config_.slowlog_log_slower_than) return;
-  SlowlogEntry e;
-  e.id = next_slowlog_id();
-  e.time_s = NowMs() / 1000;
-  e.duration_us = duration_us;
-  std::vector<bool> secret = SecretArguments(args);  // server/redact.h
-  // Valkey keeps at most 32 arguments of at most 128 bytes each.
-  size_t n = std::min<size_t>(args.size(), 32);
-  for (size_t i = 0; i < n; ++i) {
-    if (n == 32 && i == 31 && args.size() > 32) {
-      e.args.push_back("... (" + std::to_string(args.size() - 31) + " more arguments)");
-      break;
-    }
-    if (secret[i]) {
-      e.args.emplace_back("(redacted)");
-    } else if (args[i].size() > 128) {
-      e.args.push_back(std::string(args[i].substr(0, 128)) + "... (" +
-                       std::to_string(args[i].size() - 128) + " more bytes)");
-    } else {
-      e.args.emplace_back(args[i]);
-    }
+void Server::LogLargeCommand(Client* c, const std::vector<std::string_view>& args,
+                             uint64_t reply_growth) {
+  if (c->request_bytes >= static_cast<uint64_t>(config_.commandlog_request_larger_than)) {
+    PushCommandLog(CommandLogType::kLargeRequest, c, args, static_cast<int64_t>(c->request_bytes));
   }
-  e.peer = c->conn.fd() < 0 ? "?:0" : c->addr;  // a script's commands: Valkey's "?:0"
-  e.client_name = c->name;
-  slowlog_.push_front(std::move(e));
-  while (static_cast<int64_t>(slowlog_.size()) > config_.slowlog_max_len) slowlog_.pop_back();
+  // A growth past 2^62 is a buffer flushed during the command: its size is unknown.
+  if (reply_growth >= static_cast<uint64_t>(config_.commandlog_reply_larger_than) &&
+      reply_growth < (uint64_t{1} << 62)) {
+    PushCommandLog(CommandLogType::kLargeReply, c, args, static_cast<int64_t>(reply_growth));
+  }
+}
+
+void Server::PushCommandLog(CommandLogType type, Client* c,
+                            const std::vector<std::string_view>& args, int64_t value) {
+  int64_t max_len = config_.slowlog_max_len;
+  if (type == CommandLogType::kLargeRequest) max_len = config_.commandlog_large_request_max_len;
+  if (type == CommandLogType::kLargeReply) max_len = config_.commandlog_large_reply_max_len;
+  // A script's commands: Valkey's "?:0".
+  command_log(type).Push(args, value, c->conn.fd() < 0 ? "?:0" : c->addr, c->name, max_len);
 }
 
 void Server::Execute(Client* c) {
@@ -1044,6 +1040,10 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   const bool propagating = propagator_.active();
   Propagator::Frame frame;
   if (propagating) [[unlikely]] propagator_.Enter(&frame);
+  // The reply's size, for the large-reply command log: the growth of this buffer (a handler
+  // that switches to another one has replied nothing here).
+  const std::string* const reply_out = c->reply.Output();
+  const size_t reply_before = reply_out->size();
   spec->handler(ctx);
   if (propagating) [[unlikely]] {
     propagator_.Leave(&frame, c->db_index, args, dirty_ > dirty_before);
@@ -1070,9 +1070,8 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   if (errors > nested_errors_ - nested_before) ++spec->stats.failed_calls;
   nested_errors_ = nested_before + errors;
   ++stats_.total_commands_processed;
-  if (duration >= config_.slowlog_log_slower_than && config_.slowlog_log_slower_than >= 0 &&
-      !(spec->flags & kCmdSkipSlowlog)) {
-    RecordSlowlog(c, args, duration);
+  if (!(spec->flags & kCmdSkipSlowlog)) {
+    LogCommand(c, args, duration, reply_out->size() - reply_before);
   }
   // Monitors see the command after it ran (so SELECT shows the new db), never admin ones.
   if (!(spec->flags & (kCmdSkipMonitor | kCmdAdmin)) && !monitors_.empty()) FeedMonitors(c, args);

@@ -2,6 +2,7 @@
 // commands. Everything here runs on the execution thread.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -18,6 +19,7 @@
 #include "persistence/snapshot_state.h"
 #include "server/blocking.h"
 #include "server/client.h"
+#include "server/command_log.h"
 #include "server/config.h"
 #include "server/io_threads.h"
 #include "server/latency_tracking.h"
@@ -64,15 +66,6 @@ struct ServerStats {
   double instantaneous_ops_per_sec = 0;
 };
 
-struct SlowlogEntry {
-  uint64_t id;
-  int64_t time_s;
-  int64_t duration_us;
-  std::vector<std::string> args;
-  std::string peer;
-  std::string client_name;
-};
-
 class Server {
  public:
   explicit Server(Config config);
@@ -108,9 +101,8 @@ class Server {
   const std::string& executable() const { return executable_; }
   void set_executable(std::string path) { executable_ = std::move(path); }
 
-  // Slow log.
-  std::deque<SlowlogEntry>& slowlog() { return slowlog_; }
-  uint64_t next_slowlog_id() { return slowlog_next_id_++; }
+  // COMMANDLOG's logs; SLOWLOG is the slow one (server/command_log.h).
+  CommandLog& command_log(CommandLogType type) { return command_logs_[static_cast<int>(type)]; }
   // Latency monitor (LATENCY; server/latency_monitor.h).
   LatencyMonitor& latency_monitor() { return latency_monitor_; }
 
@@ -325,7 +317,29 @@ class Server {
   // SHUTDOWN's); a second SIGINT during the wait for replicas exits at once.
   void ShutdownOnSignal();
   void FeedMonitors(Client* c, const std::vector<std::string_view>& args);
-  void RecordSlowlog(Client* c, const std::vector<std::string_view>& args, int64_t duration_us);
+  // The command logs for a command that ran for duration_us and grew its reply buffer by
+  // reply_growth (wrapped around when the buffer was flushed meanwhile). Inline, as it runs
+  // after every command and usually logs nothing: a threshold of -1 (off) is the largest
+  // unsigned value, and one compare of the sizes' OR against the lower size threshold rules
+  // out both size logs.
+  void LogCommand(Client* c, const std::vector<std::string_view>& args, int64_t duration_us,
+                  uint64_t reply_growth) {
+    if (static_cast<uint64_t>(duration_us) >=
+        static_cast<uint64_t>(config_.slowlog_log_slower_than)) {
+      PushCommandLog(CommandLogType::kSlow, c, args, duration_us);
+    }
+    if ((reply_growth | c->request_bytes) >= commandlog_size_gate_) [[unlikely]] {
+      LogLargeCommand(c, args, reply_growth);
+    }
+  }
+  void LogLargeCommand(Client* c, const std::vector<std::string_view>& args,
+                       uint64_t reply_growth);
+  void RefreshCommandLogGate() {
+    commandlog_size_gate_ = std::min(static_cast<uint64_t>(config_.commandlog_request_larger_than),
+                                     static_cast<uint64_t>(config_.commandlog_reply_larger_than));
+  }
+  void PushCommandLog(CommandLogType type, Client* c, const std::vector<std::string_view>& args,
+                      int64_t value);
   bool IsPausedFor(const Client* c, const CommandSpec* spec) const;
   // Wakes clients waiting on keys that writes made ready, in arrival order, until no key is
   // ready (a served BLMOVE can make another key ready).
@@ -395,8 +409,10 @@ class Server {
   SnapshotState snapshot_;
   std::string run_id_;
   std::string executable_;
-  std::deque<SlowlogEntry> slowlog_;
-  uint64_t slowlog_next_id_ = 0;
+  CommandLog command_logs_[kCommandLogTypes];
+  // The lower of the two size thresholds, as unsigned (-1, off, is the largest): LogCommand's
+  // one test for both size logs. OnConfigChanged keeps it.
+  uint64_t commandlog_size_gate_ = 0;
   LatencyMonitor latency_monitor_;
   struct ShutdownWait {
     bool active = false;

@@ -213,7 +213,7 @@ TEST_F(CommandTest, ServerConfigResetStat) {
   server_->stats().total_commands_processed = 99;
   Run({"config", "set", "slowlog-log-slower-than", "0"});
   Run({"ping"});
-  ASSERT_GT(server_->slowlog().size(), 0u);
+  ASSERT_GT(server_->command_log(CommandLogType::kSlow).entries().size(), 0u);
   EXPECT_EQ(Run({"config", "resetstat"}), kOk);
   std::string r = Run({"info", "stats", "commandstats", "errorstats"});
   EXPECT_TRUE(Contains(r, "\r\nkeyspace_hits:0\r\n"));
@@ -222,7 +222,7 @@ TEST_F(CommandTest, ServerConfigResetStat) {
   EXPECT_FALSE(Contains(r, "cmdstat_config|get"));
   EXPECT_TRUE(Contains(r, "# Errorstats\r\n"));
   EXPECT_FALSE(Contains(r, "errorstat_ERR"));
-  EXPECT_GT(server_->slowlog().size(), 0u);  // the slow log is not a statistic
+  EXPECT_GT(server_->command_log(CommandLogType::kSlow).entries().size(), 0u);  // not a statistic
 }
 
 TEST_F(CommandTest, ServerConfigRewriteNeedsAConfigFile) {
