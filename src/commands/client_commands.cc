@@ -1,4 +1,4 @@
-// Client family: CLIENT (ID, SETNAME, GETNAME, LIST, INFO, KILL, REPLY, NO-EVICT, NO-TOUCH,
+// Client family: CLIENT (ID, SETNAME, GETNAME, LIST, INFO, KILL, REPLY, CAPA, NO-EVICT, NO-TOUCH,
 // PAUSE, UNPAUSE, SETINFO, TRACKING, CACHING, GETREDIR, TRACKINGINFO, UNBLOCK, HELP) and
 // MONITOR.
 #include <algorithm>
@@ -348,6 +348,14 @@ void CmdClientNoTouch(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// CLIENT CAPA capability [capability ...] (Valkey 8.0): unknown capabilities are ignored.
+void CmdClientCapa(CommandContext& ctx) {
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    if (EqualsIgnoreCase(ctx.arg(i), "redirect")) ctx.client.flags |= kClientCapaRedirect;
+  }
+  ctx.reply.Ok();
+}
+
 // CLIENT PAUSE timeout [WRITE|ALL]
 void CmdClientPause(CommandContext& ctx) {
   if (ctx.argc() > 4) {
@@ -582,6 +590,11 @@ void CmdClientHelp(CommandContext& ctx) {
   ReplyHelp(ctx.reply, ctx.arg(0),
             {"CACHING (YES|NO)",
              "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+             "CAPA <option> [options...]",
+             "    The client claims its some capability options. Options are:",
+             "    * REDIRECT",
+             "      The client can handle redirection during primary and replica failover in "
+             "standalone mode.",
              "GETNAME", "    Return the name of the current connection.",
              "GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
              "ID", "    Return the ID of the current connection.",
@@ -685,6 +698,9 @@ void RegisterClientCommands(CommandTable& t) {
        .handler = CmdClientNoEvict, .group = "connection",
        .summary = "Sets the client eviction mode of the connection.", .since = "7.0.0",
        .complexity = "O(1)"},
+      {.name = "client|capa", .arity = -3, .flags = plain, .acl = conn,
+       .handler = CmdClientCapa, .group = "connection",
+       .summary = "A client claims its capability.", .since = "8.0.0", .complexity = "O(1)"},
       {.name = "client|no-touch", .arity = 3, .flags = plain, .acl = conn,
        .handler = CmdClientNoTouch, .group = "connection",
        .summary = "Controls whether commands sent by the client affect the LRU/LFU of "

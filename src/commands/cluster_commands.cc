@@ -26,14 +26,14 @@ void CmdAsking(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// READONLY and READWRITE work without cluster mode too, as in Valkey 8.0: they decide whether
+// a client with CLIENT CAPA redirect may read on a replica.
 void CmdReadonly(CommandContext& ctx) {
-  if (!RequireCluster(ctx)) return;
   ctx.client.flags |= kClientReadOnlyReplica;
   ctx.reply.Ok();
 }
 
 void CmdReadwrite(CommandContext& ctx) {
-  if (!RequireCluster(ctx)) return;
   ctx.client.flags &= ~kClientReadOnlyReplica;
   ctx.reply.Ok();
 }

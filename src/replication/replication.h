@@ -43,6 +43,9 @@ class Replication final : public PropagationSink {
   // At start-up, after the listeners: applies `replicaof host port` from the config.
   void Start();
   bool is_replica() const { return !master_host_.empty(); }
+  // Valkey 8.0's answer to a client with CLIENT CAPA redirect that reads (without READONLY) or
+  // writes on a replica: "REDIRECT host:port" of the primary; empty when c may go on.
+  std::string CapaRedirect(const Client* c, uint32_t flags, uint32_t queued_flags) const;
   const std::string& replid() const { return replid_; }
   int64_t offset() const { return offset_; }
   // Whether snapshots should record the ID and offset (a primary with a backlog, a replica).

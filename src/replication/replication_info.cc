@@ -204,4 +204,13 @@ const char* Replication::RefuseCommand(const Client* c, uint32_t cmd_flags, bool
   return nullptr;
 }
 
+std::string Replication::CapaRedirect(const Client* c, uint32_t flags,
+                                      uint32_t queued_flags) const {
+  if (!is_replica() || is_master_client(c)) return "";
+  const bool write = ((flags | queued_flags) & kCmdWrite) != 0;
+  const bool read = ((flags | queued_flags) & kCmdReadonly) != 0;
+  if (!write && !(read && !(c->flags & kClientReadOnlyReplica))) return "";
+  return "REDIRECT " + master_host_ + ":" + std::to_string(master_port_);
+}
+
 }  // namespace vireo

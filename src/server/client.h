@@ -50,9 +50,10 @@ enum ClientFlag : uint32_t {
   kClientReplica = 1u << 25,         // a replica of this server (after PSYNC/SYNC)
   kClientMaster = 1u << 26,          // this replica's link to its master
   kClientAsking = 1u << 27,          // ASKING: the next command may use an importing slot
-  kClientReadOnlyReplica = 1u << 28,  // READONLY: reads served by a cluster replica
+  kClientReadOnlyReplica = 1u << 28,  // READONLY: reads served by a replica (cluster or CAPA)
   kClientAclRestricted = 1u << 29,   // its user is not allowed everything: commands get ACL checks
   kClientScript = 1u << 30,          // the scripting engine's client: runs EVAL/FCALL's calls
+  kClientCapaRedirect = 1u << 31,    // CLIENT CAPA redirect: a replica answers -REDIRECT
 };
 
 struct Client {

@@ -988,6 +988,15 @@ void Server::Execute(Client* c) {
       return;
     }
   }
+  if ((c->flags & kClientCapaRedirect) && cluster_ == nullptr) [[unlikely]] {
+    const uint32_t queued = spec->name == "exec" && c->multi ? c->multi->queued_flags : 0;
+    if (std::string redirect = replication_->CapaRedirect(c, CheckedFlags(c, spec), queued);
+        !redirect.empty()) {
+      c->reply.Error(redirect);
+      ++spec->stats.rejected_calls;
+      return;
+    }
+  }
   // maxmemory: evict first; refuse what may grow memory if that was not enough. Not while
   // a busy script serves others: its keys must stay put (Valkey's rule).
   // A replica: READONLY / MASTERDOWN; a primary short of good replicas: NOREPLICAS.

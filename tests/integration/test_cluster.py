@@ -92,7 +92,8 @@ def test_redirections_and_errors(start_server):
 
 def test_non_cluster_server_refuses_cluster_commands(server):
     c = server.client()
-    for args in (("CLUSTER", "INFO"), ("ASKING",), ("READONLY",)):
+    # READONLY and READWRITE work without cluster mode since Valkey 8.0 (CLIENT CAPA redirect).
+    for args in (("CLUSTER", "INFO"), ("ASKING",)):
         with pytest.raises(redis.ResponseError) as e:
             c.execute_command(*args)
         assert str(e.value) == "This instance has cluster support disabled"

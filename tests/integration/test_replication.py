@@ -8,7 +8,7 @@ import time
 import pytest
 import redis
 
-from conftest import wait_for
+from conftest import RespError, wait_for
 from test_rdb import dataset, populate
 
 REDIS_SERVER = "/usr/bin/redis-server"
@@ -303,6 +303,42 @@ def test_replica_over_its_output_buffer_limit_is_dropped(start_server):
     assert p.wait(1, 5000) == 1
     caught_up(p, r)
     assert r.dbsize() == 600
+
+
+def test_capa_redirect_sends_data_commands_to_the_primary(start_server):
+    """Valkey 8.0: on a standalone replica, a client that said CLIENT CAPA redirect gets
+    -REDIRECT primary:port for writes, and for reads unless it said READONLY."""
+    primary = start_server()
+    replica = start_server()
+    attach(replica, primary)
+    primary.client().set("k", "v")
+    assert primary.client().wait(1, 5000) == 1
+    redirect = RespError(f"REDIRECT 127.0.0.1:{primary.port}")
+    with replica.raw() as c:
+        assert c.call("GET", "k") == b"v"  # without the capability: as before
+        assert c.call("SET", "k", "w") == RespError(
+            "READONLY You can't write against a read only replica.")
+        assert c.call("CLIENT", "CAPA", "nosuch", "REDIRECT") == "OK"
+        assert c.call("GET", "k") == redirect
+        assert c.call("SET", "k", "w") == redirect
+        assert c.call("PING") == "PONG"  # no data: served here
+        assert c.call("READONLY") == "OK"
+        assert c.call("GET", "k") == b"v"
+        assert c.call("SET", "k", "w") == redirect
+        assert c.call("MULTI") == "OK"
+        assert c.call("SET", "k", "w") == redirect
+        assert c.call("EXEC") == RespError(
+            "EXECABORT Transaction discarded because of previous errors.")
+        assert c.call("READWRITE") == "OK"
+        assert c.call("EXISTS", "k") == redirect
+        replica.client().replicaof("no", "one")
+        assert c.call("SET", "k", "w") == "OK"  # a primary serves everything
+    with primary.raw() as c:
+        assert c.call("CLIENT", "CAPA", "redirect") == "OK"
+        assert c.call("GET", "k") == b"v"
+    with replica.raw() as c:
+        assert c.call("CLIENT", "CAPA") == RespError(
+            "ERR wrong number of arguments for 'client|capa' command")
 
 
 def test_chained_replicas_and_promotion(start_server):
