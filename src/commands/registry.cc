@@ -31,6 +31,7 @@ void RegisterAllCommands() {
   RegisterMigrateCommand(t);
   RegisterLatencyCommands(t);
   RegisterModuleCommand(t);
+  RegisterLolwutCommand(t);
   RegisterAclCommands(t);
 }
 

@@ -34,6 +34,7 @@ void RegisterFunctionCommands(CommandTable& t);
 void RegisterPersistenceCommands(CommandTable& t);
 void RegisterLatencyCommands(CommandTable& t);
 void RegisterModuleCommand(CommandTable& t);
+void RegisterLolwutCommand(CommandTable& t);
 void RegisterAclCommands(CommandTable& t);
 
 }  // namespace vireo

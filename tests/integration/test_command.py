@@ -43,6 +43,7 @@ REDIS_COMMAND_INFO = {
     "module|list": (2, ["admin", "noscript"], 0, 0, 0, ["@admin", "@dangerous", "@slow"]),
     "module|help": (2, ["loading", "stale"], 0, 0, 0, ["@slow"]),
     "time": (1, ["fast", "loading", "stale"], 0, 0, 0, ["@fast"]),
+    "lolwut": (-1, ["fast", "readonly"], 0, 0, 0, ["@fast", "@read"]),
     "lastsave": (1, ["fast", "loading", "stale"], 0, 0, 0, ["@admin", "@dangerous", "@fast"]),
     "shutdown": (-1, ["admin", "allow_busy", "loading", "no_multi", "noscript", "stale"], 0, 0, 0,
                  ["@admin", "@dangerous", "@slow"]),
