@@ -118,6 +118,26 @@ void Server::HandleBlockTimeouts() {
   }
 }
 
+void Server::UnblockAllForReplicaOf(const std::string& host, int64_t port) {
+  std::vector<Client*> blocked;
+  for (auto& [id, c] : clients_) {
+    if (c->flags & kClientBlocked) blocked.push_back(c);
+  }
+  for (Client* c : blocked) {
+    c->reply.SetOutput((c->flags & kClientReplyOff) ? &c->discard : c->conn.Output());
+    c->reply.SetResp3(c->resp == 3);
+    if (c->flags & kClientCapaRedirect) {
+      c->reply.Error("REDIRECT " + host + ":" + std::to_string(port));
+    } else {
+      c->reply.Error("UNBLOCKED force unblock from blocking operation, instance state changed "
+                     "(master -> replica?)");
+    }
+    c->flags |= kClientCloseAfterReply;
+    EndBlock(c);
+    QueueWrite(c);
+  }
+}
+
 void Server::UnblockClient(Client* c, bool with_error) {
   if (with_error) {
     c->reply.SetOutput((c->flags & kClientReplyOff) ? &c->discard : c->conn.Output());

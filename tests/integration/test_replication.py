@@ -341,6 +341,29 @@ def test_capa_redirect_sends_data_commands_to_the_primary(start_server):
             "ERR wrong number of arguments for 'client|capa' command")
 
 
+@pytest.mark.parametrize("impl", ["vireo", pytest.param("redis", marks=need_redis)])
+def test_becoming_a_replica_unblocks_blocked_clients(start_server, impl):
+    """Clients waiting on keys when the server turns replica get UNBLOCKED and are closed (a
+    CLIENT CAPA redirect one: REDIRECT to the new primary, Valkey 8), as in redis-server."""
+    primary = start_server()
+    server = start_server(binary=REDIS_SERVER if impl == "redis" else None)
+    waiters = [server.raw(), server.raw()]
+    if impl == "vireo":
+        assert waiters[1].call("CLIENT", "CAPA", "redirect") == "OK"
+    for w in waiters:
+        w.send_command("BLPOP", "q", "0")
+    wait_for(lambda: server.client().info("clients")["blocked_clients"] == 2)
+    server.client().replicaof("127.0.0.1", primary.port)
+    assert waiters[0].read_reply() == RespError(
+        "UNBLOCKED force unblock from blocking operation, instance state changed "
+        "(master -> replica?)")
+    if impl == "vireo":
+        assert waiters[1].read_reply() == RespError(f"REDIRECT 127.0.0.1:{primary.port}")
+    for w in waiters:
+        assert w.is_closed()
+    assert server.client().info("clients")["blocked_clients"] == 0
+
+
 def test_chained_replicas_and_promotion(start_server):
     a = start_server(*DEBUG)
     b = start_server(*DEBUG)
