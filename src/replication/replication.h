@@ -63,6 +63,11 @@ class Replication final : public PropagationSink {
   // Commands that may not run now on a replica: READONLY / MASTERDOWN / NOREPLICAS, as
   // Valkey answers; empty when allowed.
   const char* RefuseCommand(const Client* c, uint32_t cmd_flags, bool is_write) const;
+  // A write a script calls, in Valkey's order around the disk-error check: on a read-only
+  // replica "-READONLY ..." (unless the script came from the primary), then on a primary
+  // short of good replicas "-NOREPLICAS ...". nullptr when the write may run.
+  const char* RefuseScriptWriteOnReplica(const Client* caller) const;
+  const char* RefuseScriptWriteForReplicas() const;
   // Whether RefuseCommand may refuse anything (a replica, min-replicas-to-write set): one
   // flag for the command path. Refreshed on config changes and role changes.
   bool restricts() const { return restricts_; }

@@ -204,6 +204,16 @@ const char* Replication::RefuseCommand(const Client* c, uint32_t cmd_flags, bool
   return nullptr;
 }
 
+const char* Replication::RefuseScriptWriteOnReplica(const Client* caller) const {
+  if (!is_replica() || !read_only_ || is_master_client(caller)) return nullptr;
+  return "-READONLY You can't write against a read only replica.";
+}
+
+const char* Replication::RefuseScriptWriteForReplicas() const {
+  if (is_replica() || min_replicas_ == 0 || GoodReplicas() >= min_replicas_) return nullptr;
+  return "-NOREPLICAS Not enough good replicas to write.";
+}
+
 std::string Replication::CapaRedirect(const Client* c, uint32_t flags,
                                       uint32_t queued_flags) const {
   if (!is_replica() || is_master_client(c)) return "";

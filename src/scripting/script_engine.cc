@@ -314,6 +314,17 @@ void ScriptEngine::PushKeysAndArgs(CommandContext& ctx, size_t numkeys) {
   }
 }
 
+const char* ScriptEngine::WriteRefusal(std::string* misconf) const {
+  // Valkey's order: the replica's, the disk's, then min-replicas-to-write's.
+  const Replication& repl = server_.replication();
+  if (const char* r = repl.RefuseScriptWriteOnReplica(run_.caller)) return r;
+  if (!(*misconf = DiskErrorRefusal(server_)).empty()) {
+    misconf->insert(0, "-");
+    return misconf->c_str();
+  }
+  return repl.RefuseScriptWriteForReplicas();
+}
+
 void ScriptEngine::RunAndReply(CommandContext& ctx, int nargs, std::string_view id, bool is_eval,
                                bool read_only, bool allow_oom) {
   // Stack: function, nargs arguments. The error handler goes below them.
@@ -428,9 +439,8 @@ int ScriptEngine::CallCommand(lua_State* L) {
                   : "The user executing the script can't run this command or subcommand";
   } else if ((spec->flags & kCmdWrite) && run_.read_only) {
     refusal = "Write commands are not allowed from read-only scripts.";
-  } else if ((spec->flags & kCmdWrite) && !(misconf = DiskErrorRefusal(server_)).empty()) {
-    misconf.insert(0, "-");
-    refusal = misconf.c_str();
+  } else if ((spec->flags & kCmdWrite) && (refusal = WriteRefusal(&misconf)) != nullptr) {
+    // a read-only replica, a failing disk or too few good replicas (WriteRefusal)
   } else if ((spec->flags & kCmdDenyOom) && !run_.allow_oom && !run_.wrote &&
              server_.config().maxmemory != 0 && CommandStartedOutOfMemory()) {
     // Valkey's rule: the script's command found memory full; once a script has written,

@@ -109,6 +109,9 @@ class ScriptEngine {
   // Compiles body into a cached script; false with the error reply text.
   bool Compile(std::string_view body, const char* sha, std::string* error);
   // Runs the function on top of the stack (with nargs arguments above it) and replies.
+  // Why a write the script calls may not run: "-READONLY ...", "-MISCONF ..." (kept in
+  // *misconf) or "-NOREPLICAS ..."; nullptr when it may.
+  const char* WriteRefusal(std::string* misconf) const;
   void RunAndReply(CommandContext& ctx, int nargs, std::string_view id, bool is_eval,
                    bool read_only, bool allow_oom = false);
   // Pushes KEYS and ARGV (as globals for EVAL, as arguments for FCALL).

@@ -364,6 +364,35 @@ def test_becoming_a_replica_unblocks_blocked_clients(start_server, impl):
     assert server.client().info("clients")["blocked_clients"] == 0
 
 
+@pytest.mark.parametrize("impl", ["vireo", pytest.param("redis", marks=need_redis)])
+def test_scripts_may_not_write_where_clients_may_not(start_server, impl):
+    """A script without flags is refused its writes on a read-only replica (READONLY) and on a
+    primary short of good replicas (NOREPLICAS), as redis-server 7.0 refuses them; its reads
+    go on."""
+    binary = REDIS_SERVER if impl == "redis" else None
+    primary = start_server(binary=binary)
+    replica = start_server(binary=binary)
+    attach(replica, primary)
+    primary.client().set("k", "v")
+    assert primary.client().wait(1, 5000) == 1
+    write = "return redis.call('set', 'k', 'w')"
+    with replica.raw() as c:
+        refused = c.call("EVAL", write, "0")
+        assert isinstance(refused, RespError)
+        assert str(refused).startswith("READONLY You can't write against a read only replica. "
+                                       "script: ")
+        assert c.call("EVAL", "return redis.pcall('set', 'k', 'w')", "0") == RespError(
+            "READONLY You can't write against a read only replica.")
+        assert c.call("EVAL", "return redis.call('get', 'k')", "0") == b"v"
+        assert c.call("CONFIG", "SET", "replica-read-only", "no") == "OK"
+        assert c.call("EVAL", write, "0") == "OK"
+    lonely = start_server("--min-replicas-to-write", "1", binary=binary)
+    with lonely.raw() as c:
+        assert str(c.call("EVAL", write, "0")).startswith(
+            "NOREPLICAS Not enough good replicas to write. script: ")
+        assert c.call("EVAL", "return redis.call('get', 'k')", "0") is None
+
+
 def test_chained_replicas_and_promotion(start_server):
     a = start_server(*DEBUG)
     b = start_server(*DEBUG)
