@@ -52,34 +52,38 @@ void RegisterClusterCommands(CommandTable& t) {
     int arity;
     bool admin;
     const char* summary;
+    uint32_t extra = 0;  // flags beyond the admin / info set, as Redis 7.0 gives them
   };
+  constexpr uint32_t kNoAsync = kCmdNoAsyncLoading;
   static const Sub kSubs[] = {
-      {"addslots", -3, true, "Assigns new hash slots to a node."},
-      {"addslotsrange", -4, true, "Assigns new hash slot ranges to a node."},
-      {"bumpepoch", 2, true, "Advances the cluster config epoch."},
+      {"addslots", -3, true, "Assigns new hash slots to a node.", kNoAsync},
+      {"addslotsrange", -4, true, "Assigns new hash slot ranges to a node.", kNoAsync},
+      {"bumpepoch", 2, true, "Advances the cluster config epoch.", kNoAsync},
       {"count-failure-reports", 3, true,
        "Returns the number of active failure reports active for a node."},
       {"countkeysinslot", 3, false, "Returns the number of keys in a hash slot."},
-      {"delslots", -3, true, "Sets hash slots as unbound for a node."},
-      {"delslotsrange", -4, true, "Sets hash slot ranges as unbound for a node."},
-      {"failover", -2, true, "Forces a replica to perform a manual failover of its master."},
-      {"flushslots", 2, true, "Deletes all slots information from a node."},
-      {"forget", 3, true, "Removes a node from the nodes table."},
+      {"delslots", -3, true, "Sets hash slots as unbound for a node.", kNoAsync},
+      {"delslotsrange", -4, true, "Sets hash slot ranges as unbound for a node.", kNoAsync},
+      {"failover", -2, true, "Forces a replica to perform a manual failover of its master.",
+       kNoAsync},
+      {"flushslots", 2, true, "Deletes all slots information from a node.", kNoAsync},
+      {"forget", 3, true, "Removes a node from the nodes table.", kNoAsync},
       {"getkeysinslot", 4, false, "Returns the key names in a hash slot."},
-      {"help", 2, false, "Returns helpful text about the different subcommands."},
+      {"help", 2, false, "Returns helpful text about the different subcommands.", kCmdLoading},
       {"info", 2, false, "Returns information about the state of a node."},
       {"keyslot", 3, false, "Returns the hash slot for a key."},
       {"links", 2, false, "Returns a list of all TCP links to and from peer nodes."},
-      {"meet", -4, true, "Forces a node to handshake with another node."},
+      {"meet", -4, true, "Forces a node to handshake with another node.", kNoAsync},
       {"myid", 2, false, "Returns the ID of a node."},
       {"myshardid", 2, false, "Returns the shard ID of a node."},
       {"nodes", 2, false, "Returns the cluster configuration for a node."},
       {"replicas", 3, true, "Lists the replica nodes of a master node."},
-      {"replicate", 3, true, "Configure a node as replica of a master node."},
-      {"reset", -2, true, "Resets a node."},
-      {"saveconfig", 2, true, "Forces a node to save the cluster configuration to disk."},
-      {"set-config-epoch", 3, true, "Sets the configuration epoch for a new node."},
-      {"setslot", -4, true, "Binds a hash slot to a node."},
+      {"replicate", 3, true, "Configure a node as replica of a master node.", kNoAsync},
+      {"reset", -2, true, "Resets a node.", kCmdNoScript},
+      {"saveconfig", 2, true, "Forces a node to save the cluster configuration to disk.",
+       kNoAsync},
+      {"set-config-epoch", 3, true, "Sets the configuration epoch for a new node.", kNoAsync},
+      {"setslot", -4, true, "Binds a hash slot to a node.", kNoAsync},
       {"shards", 2, false, "Returns the mapping of cluster slots to shards."},
       {"slaves", 3, true, "Lists the replica nodes of a master node."},
       {"slots", 2, false, "Returns the mapping of cluster slots to nodes."},
@@ -87,7 +91,8 @@ void RegisterClusterCommands(CommandTable& t) {
   for (const Sub& s : kSubs) {
     cluster.subcommands.push_back(
         {.name = std::string("cluster|") + s.name, .arity = s.arity,
-         .flags = s.admin ? admin_flags : info_flags, .acl = s.admin ? admin : kAclSlow,
+         .flags = (s.admin ? admin_flags : info_flags) | s.extra,
+         .acl = s.admin ? admin : kAclSlow,
          .handler = CmdCluster, .group = "cluster", .summary = s.summary, .since = "3.0.0",
          .complexity = "O(1)"});
   }

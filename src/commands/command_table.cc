@@ -144,7 +144,7 @@ std::vector<std::string> CommandFlagNames(uint32_t flags) {
       {kCmdNoAuth, "no_auth"},      {kCmdMayReplicate, "may_replicate"},
       {kCmdNoMulti, "no_multi"},    {kCmdMovableKeys, "movablekeys"},
       {kCmdAllowBusy, "allow_busy"}, {kCmdNoMandatoryKeys, "no_mandatory_keys"},
-      {kCmdAsking, "asking"},
+      {kCmdAsking, "asking"},       {kCmdNoAsyncLoading, "no_async_loading"},
   };
   std::vector<std::string> out;
   for (const auto& [bit, name] : kNames) {

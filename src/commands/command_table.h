@@ -39,6 +39,7 @@ enum CommandFlag : uint32_t {
   kCmdNoMandatoryKeys = 1u << 18,
   kCmdProtected = 1u << 19,  // DEBUG/MODULE: gated by enable-*-command
   kCmdAsking = 1u << 20,     // RESTORE-ASKING: runs as if ASKING came first (cluster)
+  kCmdNoAsyncLoading = 1u << 21,  // shown as Redis 7.0 shows it; Vireo never loads async
 };
 
 // ACL categories, as in ACL CAT.

@@ -180,7 +180,8 @@ void RegisterConnectionCommands(CommandTable& t) {
          .acl = conn | kAclFast, .handler = CmdPing, .group = "connection",
          .summary = "Returns the server's liveliness response.", .since = "1.0.0",
          .complexity = "O(1)"});
-  t.Add({.name = "echo", .arity = 2, .flags = kCmdFast, .acl = conn | kAclFast,
+  t.Add({.name = "echo", .arity = 2, .flags = kCmdFast | kCmdLoading | kCmdStale,
+         .acl = conn | kAclFast,
          .handler = CmdEcho, .group = "connection", .summary = "Returns the given string.",
          .since = "1.0.0", .complexity = "O(1)"});
   t.Add({.name = "quit", .arity = -1,

@@ -71,7 +71,7 @@ void CmdModuleHelp(CommandContext& ctx) {
 
 void RegisterModuleCommand(CommandTable& t) {
   // LOAD, LOADEX and UNLOAD are refused unless enable-module-command allows them.
-  const uint32_t flags = kCmdAdmin | kCmdNoScript | kCmdProtected;
+  const uint32_t flags = kCmdAdmin | kCmdNoScript | kCmdProtected | kCmdNoAsyncLoading;
   const uint64_t acl = kAclAdmin | kAclSlow | kAclDangerous;
   CommandSpec module{.name = "module",
                      .arity = -2,

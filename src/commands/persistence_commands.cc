@@ -200,7 +200,7 @@ void RegisterPersistenceCommands(CommandTable& t) {
   const uint64_t admin = kAclAdmin | kAclSlow | kAclDangerous;
   t.Add({.name = "save",
          .arity = 1,
-         .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti | kCmdNoAsyncLoading,
          .acl = admin,
          .handler = CmdSave,
          .group = "server",
@@ -209,7 +209,7 @@ void RegisterPersistenceCommands(CommandTable& t) {
          .complexity = "O(N) where N is the total number of keys in all databases"});
   t.Add({.name = "bgsave",
          .arity = -1,
-         .flags = kCmdAdmin | kCmdNoScript,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdNoAsyncLoading,
          .acl = admin,
          .handler = CmdBgsave,
          .group = "server",
@@ -218,7 +218,7 @@ void RegisterPersistenceCommands(CommandTable& t) {
          .complexity = "O(1)"});
   t.Add({.name = "bgrewriteaof",
          .arity = 1,
-         .flags = kCmdAdmin | kCmdNoScript,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdNoAsyncLoading,
          .acl = admin,
          .handler = CmdBgrewriteaof,
          .group = "server",

@@ -172,15 +172,18 @@ void RegisterReplicationCommands(CommandTable& t) {
   const uint64_t admin = kAclAdmin | kAclSlow | kAclDangerous;
   const char* replicaof_summary = "Configures a server as replica of another, or promotes it to "
                                   "a master.";
-  t.Add({.name = "replicaof", .arity = 3, .flags = kCmdAdmin | kCmdNoScript | kCmdStale,
+  t.Add({.name = "replicaof", .arity = 3,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdStale | kCmdNoAsyncLoading,
          .acl = admin, .handler = CmdReplicaOf, .group = "server",
          .summary = replicaof_summary, .since = "5.0.0", .complexity = "O(1)"});
-  t.Add({.name = "slaveof", .arity = 3, .flags = kCmdAdmin | kCmdNoScript | kCmdStale,
+  t.Add({.name = "slaveof", .arity = 3,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdStale | kCmdNoAsyncLoading,
          .acl = admin, .handler = CmdReplicaOf, .group = "server",
          .summary =
              "Sets a Redis server as a replica of another, or promotes it to being a master.",
          .since = "1.0.0", .complexity = "O(1)"});
-  t.Add({.name = "psync", .arity = -3, .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti,
+  t.Add({.name = "psync", .arity = -3,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti | kCmdNoAsyncLoading,
          .acl = admin, .handler = CmdPsync, .group = "server",
          .summary = "An internal command used in replication.", .since = "2.8.0",
          .complexity = ""});
@@ -188,7 +191,8 @@ void RegisterReplicationCommands(CommandTable& t) {
          .acl = admin, .handler = CmdFailover, .group = "server",
          .summary = "Starts a coordinated failover from a server to one of its replicas.",
          .since = "6.2.0", .complexity = "O(1)"});
-  t.Add({.name = "sync", .arity = 1, .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti,
+  t.Add({.name = "sync", .arity = 1,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti | kCmdNoAsyncLoading,
          .acl = admin, .handler = CmdSync, .group = "server",
          .summary = "An internal command used in replication.", .since = "1.0.0",
          .complexity = ""});

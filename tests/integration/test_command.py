@@ -10,6 +10,9 @@ import pytest
 
 from conftest import REDIS_CLI, RawConnection
 
+REDIS_SERVER = "/usr/bin/redis-server"
+need_redis = pytest.mark.skipif(not os.path.exists(REDIS_SERVER), reason="no redis-server")
+
 # COMMAND INFO of redis-server 7.0: arity, flags, first key, last key, step, ACL categories.
 REDIS_COMMAND_INFO = {
     "get": (2, ["fast", "readonly"], 1, 1, 1, ["@fast", "@read", "@string"]),
@@ -80,6 +83,44 @@ def test_command_info_matches_redis(rc):
         assert (info[3], info[4], info[5]) == (first, last, step), name
         assert sorted(info[6]) == acl, name
         assert len(info) == 10
+
+
+# Deliberate differences from redis-server 7.0's COMMAND INFO: ZRANK/ZREVRANK take Valkey's
+# WITHSCORE (Redis 7.2), so their arity is -3.
+VALKEY_ARITY = {"zrank": -3, "zrevrank": -3}
+
+
+def command_table(conn):
+    """Every command and subcommand: (arity, flags, first, last, step, ACL categories)."""
+    table = {}
+
+    def text(x):
+        return x.decode() if isinstance(x, bytes) else x
+
+    def walk(entries):
+        for e in entries:
+            table[text(e[0])] = (e[1], sorted(map(text, e[2])), e[3], e[4], e[5],
+                                 sorted(map(text, e[6])))
+            walk(e[9] or [])
+    walk(conn.call("COMMAND"))
+    return table
+
+
+@need_redis
+def test_every_command_of_redis_has_its_info(start_server, shared_server):
+    """The whole table against redis-server 7.0's: every command exists with the same arity,
+    flags (the stale and loading flags decide what a stale replica or a loading server runs),
+    key positions and ACL categories."""
+    reference = start_server(binary=REDIS_SERVER)
+    with RawConnection(reference.host, reference.port) as c:
+        theirs = command_table(c)
+    with RawConnection(shared_server.host, shared_server.port) as c:
+        ours = command_table(c)
+    assert sorted(set(theirs) - set(ours)) == []
+    for name, info in sorted(theirs.items()):
+        if name in VALKEY_ARITY:
+            info = (VALKEY_ARITY[name],) + info[1:]
+        assert ours[name] == info, name
 
 
 def test_command_info_shapes_and_unknown_names(rc):
