@@ -148,12 +148,20 @@ void RenderMemory(Server& server, std::string* out) {
   size_t used = UsedMemory();
   size_t rss = ResidentMemory();
   g_peak_memory = std::max(g_peak_memory, used);
-  size_t clients_memory = 0;
+  // Clients' buffers: replicas' apart, as Valkey's mem_clients_slaves.
+  size_t clients_memory = 0, replicas_memory = 0, replicas_output = 0;
   for (const auto& [id, c] : server.clients()) {
-    clients_memory += c->conn.InputCapacity() + c->conn.Output()->capacity();
+    size_t bytes = c->conn.InputCapacity() + c->conn.Output()->capacity();
+    if (c->flags & kClientReplica) {
+      replicas_memory += bytes;
+      replicas_output += c->conn.PendingOutput();
+    } else {
+      clients_memory += bytes;
+    }
   }
+  const size_t backlog = server.replication().BacklogMemory();
   size_t startup = std::min(g_startup_memory, used);
-  size_t overhead = std::min(used, startup + clients_memory);
+  size_t overhead = std::min(used, startup + clients_memory + replicas_memory + backlog);
   size_t dataset = used - overhead;
   uint64_t system_memory = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                            static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
@@ -172,6 +180,10 @@ void RenderMemory(Server& server, std::string* out) {
   Line(out, "used_memory_dataset:%zu", dataset);
   Line(out, "used_memory_dataset_perc:%.2f%%",
        net > 0 ? 100.0 * static_cast<double>(dataset) / net : 0.0);
+  const AllocatorFigures alloc = ReadAllocatorFigures();
+  Line(out, "allocator_allocated:%zu", alloc.allocated);
+  Line(out, "allocator_active:%zu", alloc.active);
+  Line(out, "allocator_resident:%zu", alloc.resident);
   Line(out, "total_system_memory:%llu", static_cast<unsigned long long>(system_memory));
   Line(out, "total_system_memory_human:%s", BytesToHuman(system_memory).c_str());
   // Scripts and functions share one Lua heap (counted as eval's); the Lua state exists only
@@ -202,14 +214,28 @@ void RenderMemory(Server& server, std::string* out) {
   Line(out, "maxmemory:%lld", static_cast<long long>(config.maxmemory));
   Line(out, "maxmemory_human:%s", BytesToHuman(static_cast<uint64_t>(config.maxmemory)).c_str());
   Line(out, "maxmemory_policy:%s", config.maxmemory_policy.c_str());
+  // Where the process's memory goes beyond what it uses: free space in the allocator's
+  // pages, pages the allocator keeps resident, and resident memory outside the allocator.
+  auto ratio = [](size_t a, size_t b) {
+    return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
+  };
+  auto excess = [](size_t a, size_t b) {
+    return static_cast<long long>(a) - static_cast<long long>(b);
+  };
+  Line(out, "allocator_frag_ratio:%.2f", ratio(alloc.active, alloc.allocated));
+  Line(out, "allocator_frag_bytes:%lld", excess(alloc.active, alloc.allocated));
+  Line(out, "allocator_rss_ratio:%.2f", ratio(alloc.resident, alloc.active));
+  Line(out, "allocator_rss_bytes:%lld", excess(alloc.resident, alloc.active));
+  Line(out, "rss_overhead_ratio:%.2f", ratio(rss, alloc.resident));
+  Line(out, "rss_overhead_bytes:%lld", excess(rss, alloc.resident));
   Line(out, "mem_fragmentation_ratio:%.2f",
        used ? static_cast<double>(rss) / static_cast<double>(used) : 0.0);
   Line(out, "mem_fragmentation_bytes:%lld",
        static_cast<long long>(rss) - static_cast<long long>(used));
   Line(out, "mem_not_counted_for_evict:0");
-  Line(out, "mem_replication_backlog:0");
-  Line(out, "mem_total_replication_buffers:0");
-  Line(out, "mem_clients_slaves:0");
+  Line(out, "mem_replication_backlog:%zu", backlog);
+  Line(out, "mem_total_replication_buffers:%zu", backlog + replicas_output);
+  Line(out, "mem_clients_slaves:%zu", replicas_memory);
   Line(out, "mem_clients_normal:%zu", clients_memory);
   Line(out, "mem_cluster_links:0");
   Line(out, "mem_aof_buffer:0");

@@ -43,6 +43,8 @@ class Replication final : public PropagationSink {
   // At start-up, after the listeners: applies `replicaof host port` from the config.
   void Start();
   bool is_replica() const { return !master_host_.empty(); }
+  // INFO's mem_replication_backlog: the backlog's buffer, once there is one.
+  size_t BacklogMemory() const { return backlog_on_ ? backlog_.capacity() : 0; }
   // Valkey 8.0's answer to a client with CLIENT CAPA redirect that reads (without READONLY) or
   // writes on a replica: "REDIRECT host:port" of the primary; empty when c may go on.
   std::string CapaRedirect(const Client* c, uint32_t flags, uint32_t queued_flags) const;

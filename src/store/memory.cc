@@ -204,6 +204,20 @@ void PurgeAllocator() {
 #endif
 }
 
+AllocatorFigures ReadAllocatorFigures() {
+  AllocatorFigures f;
+#ifdef VIREO_USE_JEMALLOC
+  uint64_t epoch = 1;
+  size_t sz = sizeof(epoch);
+  mallctl("epoch", &epoch, &sz, &epoch, sz);  // refreshes the cached statistics
+  sz = sizeof(size_t);
+  mallctl("stats.allocated", &f.allocated, &sz, nullptr, 0);
+  mallctl("stats.active", &f.active, &sz, nullptr, 0);
+  mallctl("stats.resident", &f.resident, &sz, nullptr, 0);
+#endif
+  return f;
+}
+
 std::string AllocatorStats() {
 #ifdef VIREO_USE_JEMALLOC
   std::string out;

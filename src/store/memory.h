@@ -42,6 +42,13 @@ const char* AllocatorName();      // "jemalloc-5.3.0" / "libc"
 void PurgeAllocator();
 // MEMORY MALLOC-STATS: the allocator's statistics report, or Valkey's "not supported" text.
 std::string AllocatorStats();
+// jemalloc's byte counts behind INFO's allocator_* fields: allocated (used by the process),
+// active (in pages holding allocations), resident (in pages mapped in RAM). All 0 without
+// jemalloc.
+struct AllocatorFigures {
+  size_t allocated = 0, active = 0, resident = 0;
+};
+AllocatorFigures ReadAllocatorFigures();
 
 // Collection families register how their values are freed and measured.
 struct CollectionOps {

@@ -82,3 +82,20 @@ def test_the_keyspace_gets_huge_pages_and_an_idle_server_none(start_server):
     r.execute_command("DEBUG", "POPULATE", "300000", "key", "3")
     assert r.dbsize() == 300001
     assert _anon_huge_kb(pid) >= 2048
+
+
+def test_allocator_fields_add_up(sr):
+    """INFO memory's allocator_* and rss_overhead_* fields, as Valkey derives them from
+    jemalloc's allocated <= active <= resident; all 0 with libc."""
+    mem = sr.info("memory")
+    allocated, active, resident = (mem["allocator_allocated"], mem["allocator_active"],
+                                   mem["allocator_resident"])
+    if mem["mem_allocator"] == "libc":
+        assert allocated == active == resident == 0
+        return
+    assert 0 < allocated <= active <= resident
+    assert mem["allocator_frag_bytes"] == active - allocated
+    assert mem["allocator_rss_bytes"] == resident - active
+    assert mem["allocator_frag_ratio"] == pytest.approx(active / allocated, abs=0.01)
+    assert mem["allocator_rss_ratio"] == pytest.approx(resident / active, abs=0.01)
+    assert mem["rss_overhead_bytes"] == mem["used_memory_rss"] - resident

@@ -393,6 +393,19 @@ def test_scripts_may_not_write_where_clients_may_not(start_server, impl):
         assert c.call("EVAL", "return redis.call('get', 'k')", "0") is None
 
 
+def test_info_memory_counts_the_backlog_and_the_replicas(start_server):
+    primary = start_server("--repl-backlog-size", "2mb")
+    p = primary.client()
+    assert p.info("memory")["mem_replication_backlog"] == 0  # no backlog before a replica
+    replica = start_server()
+    attach(replica, primary)
+    mem = p.info("memory")
+    assert mem["mem_replication_backlog"] == 2 * 1024 * 1024
+    assert mem["mem_total_replication_buffers"] >= mem["mem_replication_backlog"]
+    assert mem["mem_clients_slaves"] > 0
+    assert mem["used_memory_overhead"] >= mem["mem_replication_backlog"]
+
+
 def test_chained_replicas_and_promotion(start_server):
     a = start_server(*DEBUG)
     b = start_server(*DEBUG)
