@@ -359,6 +359,22 @@ std::string ApplyDirective(Config* config, const Directive& d,
     }
     return "";
   }
+  if (d.name == std::string_view("oom-score-adj-values")) {
+    // Three scores (primary, replica, background child): a file line has them as arguments,
+    // CONFIG SET in one string. Stored for CONFIG GET; Vireo does not write oom_score_adj.
+    std::vector<std::string> scores;
+    std::istringstream words(Join(args));
+    for (std::string w; words >> w;) scores.push_back(w);
+    if (scores.size() != 3) return "wrong number of arguments";
+    for (const std::string& s : scores) {
+      int64_t v;
+      if (!ParseInt64(s, &v) || v < -2000 || v > 2000) {
+        return "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
+      }
+    }
+    config->generic[d.name] = Join(scores);
+    return "";
+  }
   if (d.kind == Kind::kGeneric && d.generic_kind == GenericKind::kString && args.size() > 1) {
     // List-valued directives not modeled yet ("oom-score-adj-values 0 200 800") keep their
     // words as one value, as CONFIG GET shows them.

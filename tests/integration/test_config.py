@@ -99,6 +99,20 @@ def test_config_set_error_texts(r):
     assert error_of(r, "CONFIG", "foo") == "unknown subcommand 'foo'. Try CONFIG HELP."
 
 
+def test_oom_score_adj_values_are_checked(r):
+    """Three scores in [-2000, 2000], as redis-server 7.0 checks them (stored for CONFIG GET;
+    Vireo does not write oom_score_adj)."""
+    prefix = "CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - "
+    for value in ("0 200", "0 200 800 1"):
+        assert error_of(r, "CONFIG", "SET", "oom-score-adj-values", value) == (
+            prefix + "wrong number of arguments")
+    for value in ("a b c", "0 200 3000", "0 -2001 0"):
+        assert error_of(r, "CONFIG", "SET", "oom-score-adj-values", value) == (
+            prefix + "Invalid oom-score-adj-values, elements must be between -2000 and 2000.")
+    assert r.config_set("oom-score-adj-values", "2000 -2000 0")
+    assert r.config_get("oom-score-adj-values") == {"oom-score-adj-values": "2000 -2000 0"}
+
+
 def test_config_set_several_pairs_is_all_or_nothing(r):
     assert error_of(r, "CONFIG", "SET", "hz", "20", "maxmemory", "abc").startswith(
         "CONFIG SET failed (possibly related to argument 'maxmemory')")
