@@ -70,6 +70,7 @@ std::string Replication::ReplicaOf(const std::string& host, int64_t port, std::s
   master_host_ = host;
   master_port_ = port;
   server_.UnblockAllForReplicaOf(host, port);
+  server_.ApplyOomScoreAdj();
   link_ = LinkState::kConnect;
   link_down_since_ms_ = NowMs();
   server_.RefreshExpiryMode();
@@ -97,6 +98,7 @@ void Replication::PromoteToPrimary(const std::string& why) {
   DisconnectReplicas();
   server_.RefreshExpiryMode();
   RefreshRestrictions();
+  server_.ApplyOomScoreAdj();
   LogNotice("MASTER MODE enabled (%s)", why.c_str());
 }
 

@@ -150,6 +150,8 @@ bool Server::Init(std::string* error) {
                          : !LoadSnapshotAtStartup(*this, error)) {
     return false;
   }
+  oom_score_.Init();      // before replicaof in the config changes the role
+  ApplyOomScoreAdj();
   replication_->Start();  // after the load: the file's replication ID and offset continue
   if (ConfigValue(config_, "cluster-enabled") == "yes") {
     cluster_ = std::make_unique<Cluster>(*this);
@@ -705,7 +707,13 @@ void Server::RequestShutdown(int exit_code) {
   loop_.Stop();
 }
 
+void Server::ApplyOomScoreAdj() {
+  oom_score_.Apply(ConfigValue(config_, "oom-score-adj"),
+                   ConfigValue(config_, "oom-score-adj-values"), replication_->is_replica());
+}
+
 void Server::OnConfigChanged(std::string_view name) {
+  if (name == "oom-score-adj" || name == "oom-score-adj-values") ApplyOomScoreAdj();
   if (name == "commandlog-request-larger-than" || name == "commandlog-reply-larger-than") {
     RefreshCommandLogGate();
   }

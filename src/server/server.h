@@ -23,6 +23,7 @@
 #include "server/config.h"
 #include "server/io_threads.h"
 #include "server/latency_tracking.h"
+#include "server/oom_score.h"
 #include "server/transaction.h"
 #include "server/propagate.h"
 #include "server/pubsub.h"
@@ -143,6 +144,8 @@ class Server {
 
   // Applies CONFIG SET side effects (hz, maxclients, ...) after a successful change.
   void OnConfigChanged(std::string_view name);
+  // oom-score-adj for the current role (server/oom_score.h); roles changes call it too.
+  void ApplyOomScoreAdj();
 
   // Pub/Sub (server_pubsub.cc). DeliverPush appends a message frame built for RESP2 (its
   // first '*' becomes '>' for RESP3 clients), bypassing CLIENT REPLY OFF as Valkey does, and
@@ -418,6 +421,7 @@ class Server {
   // one test for both size logs. OnConfigChanged keeps it.
   uint64_t commandlog_size_gate_ = 0;
   LatencyMonitor latency_monitor_;
+  OomScore oom_score_;
   struct ShutdownWait {
     bool active = false;
     int64_t deadline_ms = 0;

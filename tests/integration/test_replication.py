@@ -406,6 +406,33 @@ def test_info_memory_counts_the_backlog_and_the_replicas(start_server):
     assert mem["used_memory_overhead"] >= mem["mem_replication_backlog"]
 
 
+@pytest.mark.parametrize("impl", ["vireo", pytest.param("redis", marks=need_redis)])
+def test_oom_score_adj_follows_the_role(start_server, impl):
+    """oom-score-adj writes /proc/<pid>/oom_score_adj: the base score plus the role's value
+    (yes/relative), the value itself (absolute), the base again (no)."""
+    with open("/proc/self/oom_score_adj") as f:
+        base = int(f.read())  # the server inherits the test's
+    server = start_server("--oom-score-adj", "yes", "--oom-score-adj-values", "10 200 800",
+                          binary=REDIS_SERVER if impl == "redis" else None)
+
+    def score():
+        with open(f"/proc/{server.pid}/oom_score_adj") as f:
+            return int(f.read())
+    r = server.client()
+    assert score() == min(base + 10, 1000)
+    r.replicaof("127.0.0.1", 1)  # nothing listens there: the role is what counts
+    assert score() == min(base + 200, 1000)
+    r.config_set("oom-score-adj", "absolute")
+    assert score() == 200
+    r.config_set("oom-score-adj", "no")
+    assert score() == base
+    r.config_set("oom-score-adj", "absolute")
+    r.replicaof("no", "one")
+    assert score() == 10
+    r.config_set("oom-score-adj-values", "5 50 500")
+    assert score() == 5
+
+
 def test_chained_replicas_and_promotion(start_server):
     a = start_server(*DEBUG)
     b = start_server(*DEBUG)
