@@ -1088,7 +1088,9 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   nested_errors_ = nested_before + errors;
   ++stats_.total_commands_processed;
   if (!(spec->flags & kCmdSkipSlowlog)) {
-    LogCommand(c, args, duration, reply_out->size() - reply_before);
+    // 64-bit, so a flushed buffer wraps past 2^62 on 32-bit builds too (LogLargeCommand).
+    LogCommand(c, args, duration,
+               uint64_t{reply_out->size()} - uint64_t{reply_before});
   }
   // Monitors see the command after it ran (so SELECT shows the new db), never admin ones.
   if (!(spec->flags & (kCmdSkipMonitor | kCmdAdmin)) && !monitors_.empty()) FeedMonitors(c, args);
