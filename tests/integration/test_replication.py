@@ -310,9 +310,11 @@ def test_capa_redirect_sends_data_commands_to_the_primary(start_server):
     -REDIRECT primary:port for writes, and for reads unless it said READONLY."""
     primary = start_server()
     replica = start_server()
-    attach(replica, primary)
-    primary.client().set("k", "v")
-    assert primary.client().wait(1, 5000) == 1
+    r = attach(replica, primary)
+    p = primary.client()
+    p.set("k", "v")
+    assert p.wait(1, 5000) == 1  # WAIT counts acks of its own client's writes: the same client
+    caught_up(p, r)
     redirect = RespError(f"REDIRECT 127.0.0.1:{primary.port}")
     with replica.raw() as c:
         assert c.call("GET", "k") == b"v"  # without the capability: as before
@@ -372,9 +374,11 @@ def test_scripts_may_not_write_where_clients_may_not(start_server, impl):
     binary = REDIS_SERVER if impl == "redis" else None
     primary = start_server(binary=binary)
     replica = start_server(binary=binary)
-    attach(replica, primary)
-    primary.client().set("k", "v")
-    assert primary.client().wait(1, 5000) == 1
+    r = attach(replica, primary)
+    p = primary.client()
+    p.set("k", "v")
+    assert p.wait(1, 5000) == 1  # WAIT counts acks of its own client's writes: the same client
+    caught_up(p, r)
     write = "return redis.call('set', 'k', 'w')"
     with replica.raw() as c:
         refused = c.call("EVAL", write, "0")
