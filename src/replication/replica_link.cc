@@ -69,7 +69,7 @@ std::string Replication::ReplicaOf(const std::string& host, int64_t port, std::s
   }
   master_host_ = host;
   master_port_ = port;
-  server_.UnblockAllForReplicaOf(host, port);
+  server_.UnblockAllForReplicaOf();
   server_.ApplyOomScoreAdj();
   link_ = LinkState::kConnect;
   link_down_since_ms_ = NowMs();

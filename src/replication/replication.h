@@ -48,6 +48,10 @@ class Replication final : public PropagationSink {
   // Valkey 8.0's answer to a client with CLIENT CAPA redirect that reads (without READONLY) or
   // writes on a replica: "REDIRECT host:port" of the primary; empty when c may go on.
   std::string CapaRedirect(const Client* c, uint32_t flags, uint32_t queued_flags) const;
+  // "REDIRECT host:port" of the primary this replica follows.
+  std::string RedirectError() const {
+    return "REDIRECT " + master_host_ + ":" + std::to_string(master_port_);
+  }
   const std::string& replid() const { return replid_; }
   int64_t offset() const { return offset_; }
   // Whether snapshots should record the ID and offset (a primary with a backlog, a replica).

@@ -220,7 +220,7 @@ std::string Replication::CapaRedirect(const Client* c, uint32_t flags,
   const bool write = ((flags | queued_flags) & kCmdWrite) != 0;
   const bool read = ((flags | queued_flags) & kCmdReadonly) != 0;
   if (!write && !(read && !(c->flags & kClientReadOnlyReplica))) return "";
-  return "REDIRECT " + master_host_ + ":" + std::to_string(master_port_);
+  return RedirectError();
 }
 
 }  // namespace vireo

@@ -241,10 +241,10 @@ class Server {
   void BlockClient(Client* c, BlockState state);
   // CLIENT UNBLOCK: ends c's wait with the timeout reply or the UNBLOCKED error.
   void UnblockClient(Client* c, bool with_error);
-  // The server becomes a replica of host:port: every blocked client gets UNBLOCKED (REDIRECT
-  // to the new primary with CLIENT CAPA redirect) and is closed once that is out, as Valkey
-  // does, instead of waiting for keys its writes can no longer fill.
-  void UnblockAllForReplicaOf(const std::string& host, int64_t port);
+  // The server has become a replica: every blocked client gets UNBLOCKED (REDIRECT to the new
+  // primary with CLIENT CAPA redirect) and is closed once that is out, as Valkey does, instead
+  // of waiting for keys its writes can no longer fill.
+  void UnblockAllForReplicaOf();
 
   // Lua scripts and functions (scripting/script_engine.h), created on first use.
   ScriptEngine& scripts();

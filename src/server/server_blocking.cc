@@ -90,9 +90,15 @@ void Server::ResumeUnblocked() {
 
 namespace {
 
-void ReplyTimeout(Server& server, Client* c) {
+// Points c's reply at its output (or nowhere under CLIENT REPLY OFF) for an answer outside
+// the command that blocked it.
+void PrepareUnblockReply(Client* c) {
   c->reply.SetOutput((c->flags & kClientReplyOff) ? &c->discard : c->conn.Output());
   c->reply.SetResp3(c->resp == 3);
+}
+
+void ReplyTimeout(Server& server, Client* c) {
+  PrepareUnblockReply(c);
   if (c->block->on_timeout == BlockTimeoutReply::kReplicaCount) {
     Replication& repl = server.replication();
     c->reply.Integer(repl.AckedReplicas(repl.WaitOffset(c)));
@@ -118,16 +124,15 @@ void Server::HandleBlockTimeouts() {
   }
 }
 
-void Server::UnblockAllForReplicaOf(const std::string& host, int64_t port) {
+void Server::UnblockAllForReplicaOf() {
   std::vector<Client*> blocked;
   for (auto& [id, c] : clients_) {
     if (c->flags & kClientBlocked) blocked.push_back(c);
   }
   for (Client* c : blocked) {
-    c->reply.SetOutput((c->flags & kClientReplyOff) ? &c->discard : c->conn.Output());
-    c->reply.SetResp3(c->resp == 3);
+    PrepareUnblockReply(c);
     if (c->flags & kClientCapaRedirect) {
-      c->reply.Error("REDIRECT " + host + ":" + std::to_string(port));
+      c->reply.Error(replication_->RedirectError());
     } else {
       c->reply.Error("UNBLOCKED force unblock from blocking operation, instance state changed "
                      "(master -> replica?)");
@@ -140,8 +145,7 @@ void Server::UnblockAllForReplicaOf(const std::string& host, int64_t port) {
 
 void Server::UnblockClient(Client* c, bool with_error) {
   if (with_error) {
-    c->reply.SetOutput((c->flags & kClientReplyOff) ? &c->discard : c->conn.Output());
-    c->reply.SetResp3(c->resp == 3);
+    PrepareUnblockReply(c);
     c->reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
   } else {
     ReplyTimeout(*this, c);
