@@ -14,7 +14,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       g++ cmake ninja-build make pkg-config \
       libxxhash-dev libjemalloc-dev liblzf-dev libssl-dev liblua5.1-0-dev libedit-dev \
-      lua-cjson-dev lua-bitop-dev \
+      lua-cjson-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -27,7 +27,7 @@ RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIREO_TESTS=OFF \
 FROM debian:12-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libxxhash0 libjemalloc2 liblzf1 libssl3 liblua5.1-0 lua-cjson lua-bitop libedit2 \
+      libxxhash0 libjemalloc2 liblzf1 libssl3 liblua5.1-0 lua-cjson libedit2 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system vireo \
  && useradd --system --gid vireo --home-dir /data --no-create-home --shell /usr/sbin/nologin vireo \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Usage: arm-sysroot.sh ARCH DIR   (ARCH: arm64 or armhf, Debian's names)
 # Unpacks Debian 12's ARCH builds of the libraries vireo_core and the unit tests link (xxhash,
-# lzf, OpenSSL, Lua 5.1 with cjson and bitop, GoogleTest, libedit) into DIR, the sysroot the
+# lzf, OpenSSL, Lua 5.1 with cjson, GoogleTest, libedit) into DIR, the sysroot the
 # cmake/*-linux-gnu*.cmake toolchain files build against. The C library and libstdc++ come
 # with the cross compiler (scripts/install-deps.sh installs it and qemu-user-static).
 #
@@ -15,7 +15,7 @@ set -euo pipefail
 arch=${1:?usage: arm-sysroot.sh arm64|armhf DIR}
 dest=${2:?usage: arm-sysroot.sh arm64|armhf DIR}
 packages=(libxxhash-dev libxxhash0 liblzf-dev liblzf1 libssl-dev libssl3
-          liblua5.1-0-dev liblua5.1-0 lua-cjson-dev lua-cjson lua-bitop-dev lua-bitop
+          liblua5.1-0-dev liblua5.1-0 lua-cjson-dev lua-cjson
           libgtest-dev
           libedit-dev libedit2 libbsd0 libmd0 libtinfo6)  # vireo-cli: CMake looks for it
 

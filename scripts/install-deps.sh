@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
   g++ cmake ninja-build make pkg-config
   libgtest-dev libxxhash-dev libjemalloc-dev liblzf-dev libssl-dev liblua5.1-0-dev libedit-dev
-  lua-cjson-dev lua-bitop-dev  # cjson and bit for scripts
+  lua-cjson-dev              # cjson for scripts (bit, cmsgpack, struct are our own)
   python3 python3-pytest python3-redis
   python3-yaml               # tests/integration/test_install.py reads deploy/compose/*.yaml
   redis-server redis-tools   # reference peers for tests/compat and bench/compare

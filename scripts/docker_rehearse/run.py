@@ -147,7 +147,7 @@ def check_server(checks, root, config, pid, port, vireo_uid):
     checks.expect("SET", checks.call("SET", "rehearsal", "value") == "OK")
     checks.expect("GET", checks.call("GET", "rehearsal") == "value")
     lua = checks.call("EVAL", "return cjson.encode({bit.band(7, 3)})", "0")
-    checks.expect("EVAL with cjson and bit (lua-cjson, lua-bitop)", lua == "[3]", lua)
+    checks.expect("EVAL with cjson and bit (lua-cjson, Vireo's bit)", lua == "[3]", lua)
     checks.expect("CONFIG GET dir -> /data",
                   checks.call("CONFIG", "GET", "dir").splitlines()[-1:] == ["/data"])
     checks.expect("SAVE", checks.call("SAVE") == "OK")

@@ -13,7 +13,6 @@
 
 extern "C" {
 int luaopen_cjson(lua_State* L);
-int luaopen_bit(lua_State* L);
 }
 
 namespace vireo {
@@ -305,7 +304,7 @@ lua_State* NewScriptState(const LuaEngineFunction* engine_fns, void* engine,
               {LUA_STRLIBNAME, luaopen_string},
               {LUA_MATHLIBNAME, luaopen_math},
               {"cjson", luaopen_cjson},
-              {"bit", luaopen_bit},
+              {"bit", OpenBitLib},
               {"cmsgpack", OpenCmsgpackLib},
               {"struct", OpenStructLib}};
   for (const auto& lib : libs) {

@@ -1,42 +1,11 @@
 // In-process checks of cmsgpack and struct. The expected bytes and texts are redis-server
 // 7.0's (tests/integration/test_scripting_libs.py compares against a live one).
-#include "scripting/lua_libs.h"
-
-#include <gtest/gtest.h>
-
-#include <lua.hpp>
 #include <string>
+
+#include "scripting/lua_libs_fixture.h"
 
 namespace vireo {
 namespace {
-
-class LuaLibsTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    L = luaL_newstate();
-    luaL_openlibs(L);
-    OpenCmsgpackLib(L);
-    OpenStructLib(L);
-    lua_settop(L, 0);
-  }
-  void TearDown() override { lua_close(L); }
-
-  // Runs `return <expr>` and returns its (first) value as a string, or "error: <message>".
-  std::string Eval(const std::string& expr) {
-    std::string code = "return " + expr;
-    std::string r;
-    if (luaL_loadstring(L, code.c_str()) != 0 || lua_pcall(L, 0, 1, 0) != 0) {
-      r = "error: ";
-    }
-    size_t len = 0;
-    const char* s = lua_tolstring(L, -1, &len);
-    r.append(s == nullptr ? "?" : std::string(s, len));
-    lua_settop(L, 0);
-    return r;
-  }
-
-  lua_State* L = nullptr;
-};
 
 TEST_F(LuaLibsTest, PackPicksTheSmallestEncoding) {
   EXPECT_EQ(Eval("cmsgpack.pack({1,2,3,'a',{x=1}})"),

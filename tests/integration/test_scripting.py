@@ -68,6 +68,18 @@ def test_sandbox(sr):
     assert sr.eval("return cjson.encode({a = bit.band(6, 3)})", 0) == '{"a":2}'
 
 
+def test_bit_library_edges(sr):
+    # Vireo's own bit library (src/scripting/lua_bit.cc; the unit tests cover the rest). Debian's
+    # lua-bitop crashed the server on this tohex count. Replies as valkey-server 8.0 gives them.
+    assert sr.eval("return bit.tohex(65535, -2147483648)", 0) == "0000FFFF"
+    assert sr.eval("return {bit.tobit(2^31), bit.bswap(0x12345678), bit.rol(1, -1)}", 0) == [
+        -2147483648, 0x78563412, -2147483648]
+    with pytest.raises(redis.ResponseError,
+                       match=r"bad argument #1 to 'tohex' \(number expected, got no value\)"):
+        sr.eval("return bit.tohex()", 0)
+    assert sr.ping()
+
+
 def test_errors_name_the_script_and_line(sr):
     with pytest.raises(redis.ResponseError) as e:
         sr.eval("local a = 1\nreturn redis.call('nosuch')", 0)
