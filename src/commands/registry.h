@@ -7,6 +7,12 @@ namespace vireo {
 
 // The Redis version we report (INFO redis_version, HELLO): clients gate features on it.
 inline constexpr const char* kCompatVersion = "7.2.4";
+// The Valkey release whose behaviour Vireo follows (scripts' server.VALKEY_VERSION).
+inline constexpr const char* kValkeyCompatVersion = "8.0.1";
+
+// enable-scripting no: removes the commands that run or store Lua code (EVAL*, SCRIPT, FCALL*,
+// FUNCTION) from the process-wide table, as if renamed to "" (rename-command).
+void RemoveScriptingCommands();
 
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterReplicationCommands(CommandTable& t);

@@ -148,4 +148,11 @@ void RegisterScriptCommands(CommandTable& t) {
 }
 // clang-format on
 
+void RemoveScriptingCommands() {
+  for (const char* name : {"eval", "eval_ro", "evalsha", "evalsha_ro", "script", "fcall",
+                           "fcall_ro", "function"}) {
+    Commands().Rename(name, "");
+  }
+}
+
 }  // namespace vireo

@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "common/glob.h"
 #include "scripting/lua_env.h"
+#include "scripting/lua_hardening.h"
 #include "scripting/script_engine.h"
 
 namespace vireo {
@@ -120,7 +121,7 @@ bool FunctionLibraries::Load(std::string_view code, bool replace, std::string* o
   std::string source(code);
   source[0] = '-';  // the header line becomes a comment, so line numbers stay
   source[1] = '-';
-  if (luaL_loadbuffer(L_, source.data(), source.size(), "@user_function") != 0) {
+  if (LoadChunk(L_, source, "@user_function") != 0) {
     const char* msg = lua_tostring(L_, -1);
     *out = std::string("ERR Error compiling function: ") + (msg == nullptr ? "" : msg);
     lua_pop(L_, 1);
@@ -150,11 +151,13 @@ bool FunctionLibraries::Load(std::string_view code, bool replace, std::string* o
   loading_ = &lib;
   g_load_start_us = MonotonicUs();
   lua_sethook(L_, LoadTimeoutHook, LUA_MASKCOUNT, 100000);
+  engine_.LimitHeap();
   int rc = lua_pcall(L_, 0, 0, -2);
   lua_sethook(L_, nullptr, 0, 0);
+  engine_.UnlimitHeap(rc == LUA_ERRMEM);
   loading_ = nullptr;
   if (rc != 0) {
-    std::string msg = "ERR unknown error";
+    std::string msg = rc == LUA_ERRMEM ? "not enough memory" : "ERR unknown error";
     if (lua_istable(L_, -1)) {
       lua_getfield(L_, -1, "err");
       if (lua_isstring(L_, -1)) msg = lua_tostring(L_, -1);

@@ -60,7 +60,7 @@ class FunctionLibraries {
   int Register(lua_State* L);
   void Release(FunctionLibrary& lib);
 
-  [[maybe_unused]] ScriptEngine& engine_;  // not read yet
+  ScriptEngine& engine_;
   lua_State* L_;
   int load_api_ref_ = 0;  // the restricted redis table libraries see while loading
   std::map<std::string, FunctionLibrary, std::less<>> libs_;

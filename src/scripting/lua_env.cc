@@ -3,11 +3,15 @@
 #include <openssl/evp.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <lua.hpp>
 #include <string>
 
+#include "commands/registry.h"
 #include "common/log.h"
+#include "scripting/lua_hardening.h"
 #include "scripting/lua_libs.h"
 #include "scripting/lua_reply.h"
 
@@ -192,6 +196,19 @@ int Breakpoint(lua_State* L) {
 
 int DebugFn(lua_State*) { return 0; }
 
+// os.clock(): the process's CPU seconds, as Lua's own.
+int OsClock(lua_State* L) {
+  lua_pushnumber(L, static_cast<lua_Number>(clock()) / static_cast<lua_Number>(CLOCKS_PER_SEC));
+  return 1;
+}
+
+// An error outside any protected call: nothing sensible remains but to stop, loudly.
+int Panic(lua_State* L) {
+  const char* msg = lua_tostring(L, -1);
+  LogWarning("Lua panic (unprotected error in call to Lua API): %s", msg ? msg : "?");
+  abort();
+}
+
 // The error handler: see PushErrorHandler.
 int ErrorHandler(lua_State* L) {
   lua_Debug ar;
@@ -294,8 +311,10 @@ void SetScriptGlobal(lua_State* L, const char* name) {
 }
 
 lua_State* NewScriptState(const LuaEngineFunction* engine_fns, void* engine,
-                          std::string_view version) {
-  lua_State* L = luaL_newstate();
+                          std::string_view version, LuaHeap* heap) {
+  lua_State* L = lua_newstate(LuaHeapAlloc, heap);
+  if (L == nullptr) return nullptr;
+  lua_atpanic(L, Panic);
   const struct {
     const char* name;
     lua_CFunction open;
@@ -312,11 +331,19 @@ lua_State* NewScriptState(const LuaEngineFunction* engine_fns, void* engine,
     lua_pushstring(L, lib.name);
     lua_call(L, 1, 1);
     // cjson returns its table without setting a global.
-    if (strcmp(lib.name, "cjson") == 0)
+    if (strcmp(lib.name, "cjson") == 0) {
+      HardenCjson(L);
       lua_setglobal(L, "cjson");
-    else
+    } else {
       lua_pop(L, 1);
+    }
   }
+  HardenBaseLibrary(L, MakeView);
+  // os: only clock, as in Valkey.
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, OsClock);
+  lua_setfield(L, -2, "clock");
+  lua_setglobal(L, "os");
   for (const char* name : {"print", "dofile", "loadfile", "getfenv", "setfenv", "newproxy"}) {
     RemoveGlobal(L, name);
   }
@@ -372,11 +399,19 @@ lua_State* NewScriptState(const LuaEngineFunction* engine_fns, void* engine,
   int major = 0, minor = 0, patch = 0;
   sscanf(v.c_str(), "%d.%d.%d", &major, &minor, &patch);
   SetNumber(L, "REDIS_VERSION_NUM", (major << 16) | (minor << 8) | patch);
+  // Valkey 8's names: the server and the Valkey release whose behaviour Vireo follows.
+  lua_pushliteral(L, "valkey");
+  lua_setfield(L, -2, "SERVER_NAME");
+  lua_pushstring(L, kValkeyCompatVersion);
+  lua_setfield(L, -2, "VALKEY_VERSION");
+  sscanf(kValkeyCompatVersion, "%d.%d.%d", &major, &minor, &patch);
+  SetNumber(L, "VALKEY_VERSION_NUM", (major << 16) | (minor << 8) | patch);
   lua_setglobal(L, "redis");
 
   // Library tables become read-only views; `server` is the same view as `redis`.
   for (const char* name :
-       {"string", "table", "math", "coroutine", "cjson", "bit", "cmsgpack", "struct", "redis"}) {
+       {"string", "table", "math", "os", "coroutine", "cjson", "bit", "cmsgpack", "struct",
+        "redis"}) {
     lua_getglobal(L, name);
     MakeView(L);
     if (strcmp(name, "redis") == 0) {

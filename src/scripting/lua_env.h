@@ -2,7 +2,8 @@
 // libraries (no os, io, debug, loadfile, dofile, print, ...), cjson, bit, cmsgpack and struct,
 // and a `redis` table (also named `server`, as in Valkey 8) whose engine-independent functions
 // are set here.
-// Globals and library tables are read-only, with Redis 7.0's error texts.
+// Globals, library tables and the string metatable are read-only, with Valkey's error texts;
+// loading, unpack and cjson are hardened (lua_hardening.h).
 #pragma once
 
 #include <string_view>
@@ -10,6 +11,8 @@
 struct lua_State;
 
 namespace vireo {
+
+struct LuaHeap;
 
 using LuaCFunction = int (*)(lua_State*);
 
@@ -20,9 +23,10 @@ struct LuaEngineFunction {
 
 // Creates the state. `engine_fns` (ending with {nullptr, nullptr}) are added to the redis
 // table as closures over `engine`. The redis table's functions see the real tables; scripts
-// see read-only views. Caller owns the state (lua_close).
+// see read-only views. Its memory is counted in *heap (lua_hardening.h), which must outlive
+// it. Caller owns the state (lua_close).
 lua_State* NewScriptState(const LuaEngineFunction* engine_fns, void* engine,
-                          std::string_view version);
+                          std::string_view version, LuaHeap* heap);
 
 // Sets a global in the real globals table (KEYS, ARGV), bypassing the read-only view: pops
 // the value at the top of the stack.

@@ -19,6 +19,7 @@
 #include "scripting/lua_reply.h"
 #include "server/eviction.h"
 #include "server/server.h"
+#include "store/memory.h"
 
 namespace vireo {
 namespace {
@@ -107,7 +108,7 @@ ScriptEngine::ScriptEngine(Server& server) : server_(server) {
                                            {"set_repl", &ScriptEngine::LuaSetRepl},
                                            {"acl_check_cmd", &ScriptEngine::LuaAclCheckCmd},
                                            {nullptr, nullptr}};
-  L_ = NewScriptState(kFns, this, kCompatVersion);
+  L_ = NewScriptState(kFns, this, kCompatVersion, &heap_);
   fake_ = std::make_unique<Client>(0, -1);
   fake_->authenticated = true;
   fake_->flags |= kClientDenyBlocking | kClientScript;
@@ -120,12 +121,30 @@ int64_t ScriptEngine::RunningMs() const { return (MonotonicUs() - run_.start_us)
 ScriptEngine::~ScriptEngine() {
   if (g_running == this) g_running = nullptr;
   functions_.reset();
+  // Everything collected while the state is whole, before lua_close tears it down (the
+  // order CVE-2024-46981's fix established).
+  heap_.limit = static_cast<size_t>(-1);
+  lua_gc(L_, LUA_GCCOLLECT, 0);
   lua_close(L_);
 }
 
-size_t ScriptEngine::LuaMemory() const {
-  return static_cast<size_t>(lua_gc(L_, LUA_GCCOUNT, 0)) * 1024 +
-         static_cast<size_t>(lua_gc(L_, LUA_GCCOUNTB, 0));
+size_t ScriptEngine::LuaMemory() const { return heap_.used; }
+
+void ScriptEngine::LimitHeap() {
+  const size_t maxmemory = static_cast<size_t>(server_.config().maxmemory);
+  if (maxmemory == 0) return;
+  heap_.limit = ScriptHeapLimit(heap_, maxmemory, UsedMemory());
+  // Garbage of earlier runs counts against the room; when it could be most of it, collect.
+  if (heap_.used > heap_.limit - heap_.used) {
+    lua_gc(L_, LUA_GCCOLLECT, 0);
+    heap_.limit = ScriptHeapLimit(heap_, maxmemory, UsedMemory());
+  }
+}
+
+void ScriptEngine::UnlimitHeap(bool out_of_memory) {
+  heap_.limit = static_cast<size_t>(-1);
+  // What the refused script left is garbage: give it back now, not a GC step at a time.
+  if (out_of_memory) lua_gc(L_, LUA_GCCOLLECT, 0);
 }
 
 bool ScriptEngine::Compile(std::string_view body, const char* sha, std::string* error) {
@@ -144,7 +163,7 @@ bool ScriptEngine::Compile(std::string_view body, const char* sha, std::string* 
     with_comment[1] = '-';
     code = with_comment;
   }
-  if (luaL_loadbuffer(L_, code.data(), code.size(), "@user_script") != 0) {
+  if (LoadChunk(L_, code, "@user_script") != 0) {
     *error = "ERR Error compiling script (new function): ";
     const char* msg = lua_tostring(L_, -1);
     error->append(msg == nullptr ? "" : msg);
@@ -343,13 +362,19 @@ void ScriptEngine::RunAndReply(CommandContext& ctx, int nargs, std::string_view 
   g_running = this;
   lua_sethook(L_, reinterpret_cast<lua_Hook>(&ScriptEngine::LuaHook), LUA_MASKCOUNT,
               kHookInstructions);
+  LimitHeap();
   int rc = lua_pcall(L_, nargs, 1, base);
   lua_sethook(L_, nullptr, 0, 0);
+  UnlimitHeap(rc == LUA_ERRMEM);
   g_running = outer;
   if (run_.timed_out) server_.ClearScriptBusy();
   const bool resp3 = run_.resp3;
   run_ = Run{};
-  if (rc != 0) {
+  if (rc == LUA_ERRMEM) {
+    // The script's heap reached its limit (past maxmemory): the error Valkey gives a command
+    // refused for memory.
+    ctx.reply.Error(errors::kOom);
+  } else if (rc != 0) {
     // The handler made every error a table {err, source, line}.
     std::string msg;
     if (lua_type(L_, -1) == LUA_TTABLE) {

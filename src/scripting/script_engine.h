@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "scripting/lua_hardening.h"
+
 struct lua_State;
 struct lua_Debug;
 
@@ -81,6 +83,10 @@ class ScriptEngine {
   void Kill(CommandContext& ctx, bool eval);
 
   lua_State* lua() { return L_; }
+  // Around a script's run (and a library's loading): its heap may grow only so far past
+  // maxmemory (lua_hardening.h); after a run stopped for memory, its garbage is collected.
+  void LimitHeap();
+  void UnlimitHeap(bool out_of_memory);
   Server& server() { return server_; }
 
  private:
@@ -131,6 +137,7 @@ class ScriptEngine {
   static void LuaHook(lua_State* L, lua_Debug* ar);
 
   Server& server_;
+  LuaHeap heap_;  // before L_: the state's allocator counts into it
   lua_State* L_;
   std::unordered_map<std::string, Script, StringHash, std::equal_to<>> scripts_;
   size_t scripts_bytes_ = 0;

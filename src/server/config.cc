@@ -60,6 +60,7 @@ std::vector<Directive> BuildDirectives() {
       {"tcp-keepalive", Kind::kInt, &Config::tcp_keepalive, 0, INT_MAX},
       {"maxclients", Kind::kInt, &Config::maxclients, 1, UINT32_MAX},
       {"protected-mode", Kind::kBool, &Config::protected_mode},
+      {"enable-scripting", Kind::kBool, &Config::enable_scripting, 0, 0, nullptr, true},
       {"io-threads", Kind::kInt, &Config::io_threads, 1, 128, nullptr, true},
       {"events-per-io-thread", Kind::kInt, &Config::events_per_io_thread, 0, INT_MAX},
       {"prefetch-batch-max-size", Kind::kInt, &Config::prefetch_batch_max_size, 0, 128},

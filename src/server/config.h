@@ -30,6 +30,8 @@ struct Config {
   int64_t tcp_keepalive = 300;
   int64_t maxclients = 10000;
   bool protected_mode = true;
+  // enable-scripting no (start-up only): EVAL*, SCRIPT, FCALL* and FUNCTION are removed.
+  bool enable_scripting = true;
   int64_t io_threads = 1;
   // Events per active I/O thread in a batch (Valkey 8's hidden config); 0 = always all.
   int64_t events_per_io_thread = 2;

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "commands/command_table.h"
+#include "commands/registry.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "server/config.h"
@@ -97,6 +98,8 @@ int main(int argc, char** argv) {
   vireo::SupervisorStatus("Vireo is loading...");
 
   vireo::RegisterAllCommands();
+  const bool scripting = config.enable_scripting;
+  if (!scripting) vireo::RemoveScriptingCommands();
   vireo::Server server(std::move(config));
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -109,6 +112,10 @@ int main(int argc, char** argv) {
   LogNotice("Vireo %s started, pid=%d, port=%lld", VIREO_VERSION, static_cast<int>(getpid()),
             static_cast<long long>(server.config().port));
   LogNotice("monotonic clock: %s", clock_name);
+  if (!scripting) {
+    LogNotice("Scripting is disabled (enable-scripting no): EVAL, EVALSHA, SCRIPT, FCALL and "
+              "FUNCTION are not available");
+  }
   LogNotice("Ready to accept connections");
   vireo::SupervisorReady();
   server.Run();

@@ -77,8 +77,8 @@ TEST_F(ScriptCommandsTest, ErrorsCarryTheScriptAndLine) {
             Err("ERR Wrong number of args calling Redis command from script"));
   r = Run({"eval", "x = 5", "0"});
   EXPECT_EQ(r.substr(0, 55), "-ERR user_script:1: Attempt to modify a readonly table ");
-  r = Run({"eval", "return os", "0"});
-  EXPECT_NE(r.find("Script attempted to access nonexistent global variable 'os'"),
+  r = Run({"eval", "return io", "0"});
+  EXPECT_NE(r.find("Script attempted to access nonexistent global variable 'io'"),
             std::string::npos);
 }
 

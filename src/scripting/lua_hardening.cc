@@ -1,0 +1,292 @@
+#include "scripting/lua_hardening.h"
+
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <lua.hpp>
+
+namespace vireo {
+namespace {
+
+size_t g_max_json_bytes = kMaxJsonBytes;
+
+// A reader that hands the chunk to lua_load in one piece.
+struct ChunkText {
+  const char* data;
+  size_t size;
+};
+
+const char* ReadChunk(lua_State*, void* ud, size_t* size) {
+  auto* text = static_cast<ChunkText*>(ud);
+  *size = text->size;
+  text->size = 0;
+  return *size == 0 ? nullptr : text->data;
+}
+
+// loadstring(s [, chunkname]): nil and the message on error, as Lua's.
+int CheckedLoadString(lua_State* L) {
+  size_t len;
+  const char* s = luaL_checklstring(L, 1, &len);
+  const char* chunkname = luaL_optstring(L, 2, s);
+  if (LoadChunk(L, std::string_view(s, len), chunkname) == 0) return 1;
+  lua_pushnil(L);
+  lua_insert(L, -2);
+  return 2;
+}
+
+// load(func [, chunkname]): the pieces func returns are gathered first (in a table, so the
+// strings stay alive), then compiled as one text. A reader's error or a piece that is not a
+// string makes load answer nil and the message, as Lua's does.
+int CheckedLoad(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  const char* chunkname = luaL_optstring(L, 2, "=(load)");
+  lua_settop(L, 2);
+  lua_pushstring(L, chunkname);  // 3: the chunk name, anchored
+  lua_newtable(L);               // 4: the pieces
+  int pieces = 0;
+  for (;;) {
+    lua_pushvalue(L, 1);
+    if (lua_pcall(L, 0, 1, 0) != 0) {
+      lua_pushnil(L);
+      lua_insert(L, -2);
+      return 2;
+    }
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      break;
+    }
+    if (!lua_isstring(L, -1)) {
+      lua_pushnil(L);
+      lua_pushliteral(L, "reader function must return a string");
+      return 2;
+    }
+    if (lua_objlen(L, -1) == 0) {
+      lua_pop(L, 1);
+      break;
+    }
+    lua_rawseti(L, 4, ++pieces);
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 1; i <= pieces; ++i) {
+    lua_rawgeti(L, 4, i);
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  size_t len;
+  const char* text = lua_tolstring(L, -1, &len);
+  if (LoadChunk(L, std::string_view(text, len), lua_tostring(L, 3)) == 0) return 1;
+  lua_pushnil(L);
+  lua_insert(L, -2);
+  return 2;
+}
+
+// A number argument as stock luaL_optint makes it on x86-64 (to 64 bits, out of range and
+// NaN giving INT64_MIN, then the low 32 bits), without its undefined conversion.
+int OptIntAsLua(lua_State* L, int arg, int def) {
+  if (lua_isnoneornil(L, arg)) return def;
+  lua_Number n = luaL_checknumber(L, arg);
+  int64_t wide = INT64_MIN;
+  if (n > -9223372036854775808.0 && n < 9223372036854775808.0) wide = static_cast<int64_t>(n);
+  return static_cast<int>(static_cast<uint32_t>(static_cast<uint64_t>(wide)));
+}
+
+// unpack(t [, i [, j]]) with the element count computed without overflow and the stack
+// checked before it is used (CVE-2025-46817: stock 5.1 computes j - i + 1 in int).
+int CheckedUnpack(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  int i = OptIntAsLua(L, 2, 1);
+  int e = lua_isnoneornil(L, 3) ? static_cast<int>(lua_objlen(L, 1)) : OptIntAsLua(L, 3, 0);
+  if (i > e) return 0;
+  const long long n = static_cast<long long>(e) - i + 1;
+  if (n >= INT_MAX || !lua_checkstack(L, static_cast<int>(n)))
+    return luaL_error(L, "too many results to unpack");
+  for (int k = i;; ++k) {
+    lua_rawgeti(L, 1, k);
+    if (k == e) break;
+  }
+  return static_cast<int>(n);
+}
+
+// Upper bound of the JSON text lua-cjson writes for the value at idx, stopping once it
+// passes `budget` (so shared subtables cannot make the walk long). Values cjson refuses
+// (functions, cycles, too deep) count little: cjson reports them itself.
+size_t JsonBound(lua_State* L, int idx, int depth, size_t budget) {
+  switch (lua_type(L, idx)) {
+    case LUA_TSTRING:
+      // cjson reserves six bytes per character (\u00XX) plus the quotes.
+      return lua_objlen(L, idx) * 6 + 2;
+    case LUA_TNUMBER:
+      return 32;
+    case LUA_TTABLE:
+      break;
+    default:
+      return 8;
+  }
+  if (depth > 1000 || !lua_checkstack(L, 3)) return 2;
+  if (idx < 0) idx = lua_gettop(L) + idx + 1;
+  size_t total = 2;
+  lua_pushnil(L);
+  while (lua_next(L, idx) != 0) {
+    total += 1 + JsonBound(L, -2, depth + 1, budget) + JsonBound(L, -1, depth + 1, budget);
+    lua_pop(L, 1);
+    if (total > budget) {
+      lua_pop(L, 1);
+      break;
+    }
+  }
+  return total;
+}
+
+int JsonTooLarge(lua_State* L) {
+  return luaL_error(L, "Cannot serialise: JSON text would exceed %d bytes",
+                    static_cast<int>(g_max_json_bytes));
+}
+
+// cjson.encode's wrapper: upvalue 1 is lua-cjson's function.
+int CheckedEncode(lua_State* L) {
+  if (lua_gettop(L) >= 1 && JsonBound(L, 1, 0, g_max_json_bytes) > g_max_json_bytes)
+    return JsonTooLarge(L);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+// cjson.decode's wrapper: lua-cjson sizes its scratch buffer from the text's length in int.
+int CheckedDecode(lua_State* L) {
+  if (lua_type(L, 1) == LUA_TSTRING && lua_objlen(L, 1) > g_max_json_bytes)
+    return luaL_error(L, "Cannot parse: JSON text exceeds %d bytes",
+                      static_cast<int>(g_max_json_bytes));
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+void WrapField(lua_State* L, const char* name, lua_CFunction wrapper) {
+  lua_getfield(L, -1, name);
+  if (lua_isfunction(L, -1)) {
+    lua_pushcclosure(L, wrapper, 1);
+    lua_setfield(L, -2, name);
+  } else {
+    lua_pop(L, 1);
+  }
+}
+
+int CheckedNew(lua_State* L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  if (lua_istable(L, -1)) HardenCjson(L);
+  return 1;
+}
+
+// Stock Lua 5.1's pattern matcher recurses once per quantifier or capture of the pattern
+// with no limit of its own (Lua 5.2 added one), so a long enough pattern overflows the C
+// stack. Patterns with more of those characters than kMaxPatternDepth are refused, with Lua
+// 5.2's message; counting escaped and bracketed ones too only errs on the safe side.
+constexpr size_t kMaxPatternDepth = 500;
+
+bool PatternTooDeep(lua_State* L, int arg) {
+  size_t len;
+  const char* p = lua_tolstring(L, arg, &len);
+  if (p == nullptr || len <= kMaxPatternDepth) return false;
+  size_t depth = 0;
+  for (size_t i = 0; i < len; ++i) {
+    char c = p[i];
+    depth += c == '?' || c == '*' || c == '+' || c == '-' || c == '(' || c == ')';
+  }
+  return depth > kMaxPatternDepth;
+}
+
+// string.find/match/gmatch/gsub: upvalue 1 is the stock function, upvalue 2 true for find,
+// whose `plain` argument keeps the matcher out.
+int CheckedPatternCall(lua_State* L) {
+  const bool plain = lua_toboolean(L, lua_upvalueindex(2)) && lua_toboolean(L, 4);
+  if (!plain && PatternTooDeep(L, 2)) return luaL_error(L, "pattern too complex");
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+}  // namespace
+
+void* LuaHeapAlloc(void* ud, void* ptr, size_t osize, size_t nsize) {
+  auto* heap = static_cast<LuaHeap*>(ud);
+  if (nsize == 0) {
+    free(ptr);
+    heap->used -= osize;
+    return nullptr;
+  }
+  // osize is 0 for a new block (ptr == nullptr); growth past the limit fails.
+  if (nsize > osize && heap->used + (nsize - osize) > heap->limit) return nullptr;
+  void* p = realloc(ptr, nsize);
+  if (p == nullptr) return nullptr;
+  heap->used = heap->used - osize + nsize;
+  return p;
+}
+
+size_t ScriptHeapLimit(const LuaHeap& heap, size_t maxmemory, size_t used_memory) {
+  if (maxmemory == 0) return static_cast<size_t>(-1);
+  size_t room = maxmemory > used_memory ? maxmemory - used_memory : 0;
+  return heap.used + room + kScriptHeapMargin;
+}
+
+int LoadChunk(lua_State* L, std::string_view code, const char* chunkname) {
+  // Stock Lua's lexer computes long-bracket offsets and line numbers in int: a 2 GiB source
+  // reads outside its buffer (CVE-2025-46819). Nothing near that size is compiled.
+  if (code.size() > kMaxChunkBytes) {
+    lua_pushfstring(L, "source too large to compile (over %d bytes)",
+                    static_cast<int>(kMaxChunkBytes));
+    return LUA_ERRSYNTAX;
+  }
+  // Stock Lua's parser makes the chunk name a string without anchoring it; one equal string
+  // already on the stack is the one it finds, so a collection during parsing cannot free it.
+  lua_pushstring(L, chunkname);
+  // A chunk starting with Lua's signature byte would go to the undumper; with a space before
+  // that byte the parser reads it and fails on it, as Valkey's parser-only Lua does.
+  static const char kRefused[] = " " LUA_SIGNATURE;
+  ChunkText text{code.data(), code.size()};
+  if (!code.empty() && code[0] == LUA_SIGNATURE[0]) text = ChunkText{kRefused, 2};
+  int rc = lua_load(L, ReadChunk, &text, chunkname);
+  lua_remove(L, -2);
+  return rc;
+}
+
+void HardenBaseLibrary(lua_State* L, void (*make_view)(lua_State*)) {
+  lua_pushcfunction(L, CheckedLoadString);
+  lua_setglobal(L, "loadstring");
+  lua_pushcfunction(L, CheckedLoad);
+  lua_setglobal(L, "load");
+  lua_pushcfunction(L, CheckedUnpack);
+  lua_setglobal(L, "unpack");
+  lua_getglobal(L, "string");
+  for (const char* name : {"find", "match", "gmatch", "gsub"}) {
+    lua_getfield(L, -1, name);
+    lua_pushboolean(L, strcmp(name, "find") == 0);  // the one with a `plain` argument
+    lua_pushcclosure(L, CheckedPatternCall, 2);
+    lua_setfield(L, -2, name);
+  }
+  lua_pop(L, 1);
+  // getmetatable('') answers the metatable's __metatable field: a read-only view, so no script
+  // can change how strings index (CVE-2025-46818), while the VM still reads the real table.
+  lua_pushliteral(L, "");
+  lua_getmetatable(L, -1);
+  lua_pushvalue(L, -1);
+  make_view(L);
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 2);
+}
+
+void HardenCjson(lua_State* L) {
+  WrapField(L, "encode", CheckedEncode);
+  WrapField(L, "decode", CheckedDecode);
+  WrapField(L, "new", CheckedNew);
+}
+
+void SetMaxJsonBytesForTests(size_t bytes) { g_max_json_bytes = bytes; }
+
+}  // namespace vireo

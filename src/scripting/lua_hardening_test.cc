@@ -1,0 +1,154 @@
+// lua_hardening.h against stock Lua 5.1: each check refuses what would reach a flaw of
+// liblua or lua-cjson, and lets ordinary input through.
+#include "scripting/lua_hardening.h"
+
+#include <sys/mman.h>
+
+#include <string>
+
+#include "scripting/lua_libs_fixture.h"
+
+extern "C" int luaopen_cjson(lua_State* L);
+
+namespace vireo {
+namespace {
+
+class LuaHardeningTest : public LuaLibsTest {
+ protected:
+  void SetUp() override {
+    LuaLibsTest::SetUp();
+    // No views here: the metatable's __metatable is the table itself.
+    HardenBaseLibrary(L, [](lua_State*) {});
+    lua_pushcfunction(L, luaopen_cjson);
+    lua_call(L, 0, 1);
+    HardenCjson(L);
+    lua_setglobal(L, "cjson");
+  }
+  void TearDown() override {
+    SetMaxJsonBytesForTests(kMaxJsonBytes);
+    LuaLibsTest::TearDown();
+  }
+  // LoadChunk's message, or "ok".
+  std::string Load(std::string_view code, const char* name = "=user_script") {
+    int top = lua_gettop(L);
+    int rc = LoadChunk(L, code, name);
+    EXPECT_EQ(lua_gettop(L), top + 1);  // the anchor is gone again
+    std::string r = rc == 0 ? "ok" : lua_tostring(L, -1);
+    lua_settop(L, top);
+    return r;
+  }
+};
+
+TEST_F(LuaHardeningTest, BinaryChunksFailAsTextWould) {
+  ASSERT_EQ(luaL_loadstring(L, "return string.dump(function() return 1 end)"), 0);
+  ASSERT_EQ(lua_pcall(L, 0, 1, 0), 0);
+  size_t len;
+  const char* dump = lua_tolstring(L, -1, &len);
+  std::string bytecode(dump, len);
+  lua_pop(L, 1);
+  ASSERT_EQ(bytecode[0], '\033');
+  EXPECT_EQ(Load(bytecode), "user_script:1: unexpected symbol near 'char(27)'");
+  EXPECT_EQ(Load("\033"), "user_script:1: unexpected symbol near 'char(27)'");
+  EXPECT_EQ(Load("return 1"), "ok");
+  EXPECT_EQ(Load(""), "ok");
+  EXPECT_EQ(Eval("select(2, loadstring(string.dump(function() end)))"),
+            "[string \"\033LuaQ\"]:1: unexpected symbol near 'char(27)'");
+  EXPECT_EQ(Eval("select(2, load(function() return nil end))"), "?");  // a function, no error
+  EXPECT_EQ(Eval("loadstring('return 7')()"), "7");
+}
+
+TEST_F(LuaHardeningTest, RefusesSourcesPastTheLexersIntRange) {
+  // Address space only: the check refuses before reading a byte.
+  const size_t size = kMaxChunkBytes + 1;
+  void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  EXPECT_EQ(Load(std::string_view(static_cast<const char*>(p), size)),
+            "source too large to compile (over 1073741824 bytes)");
+  munmap(p, size);
+}
+
+TEST_F(LuaHardeningTest, UnpackCountsWithoutOverflow) {
+  for (const char* range : {"-2147483648, 2147483647", "0, 2147483647", "-2, 2147483645",
+                            "-2147483648, -1", "1, 1e9"}) {
+    EXPECT_EQ(Eval(std::string("select(2, pcall(unpack, {}, ") + range + "))"),
+              "too many results to unpack")
+        << range;
+  }
+  EXPECT_EQ(Eval("select('#', unpack({1, 2, 3}))"), "3");
+  EXPECT_EQ(Eval("select('#', unpack({1, 2, 3}, 2))"), "2");
+  EXPECT_EQ(Eval("select('#', unpack({}, 5, 4))"), "0");
+  EXPECT_EQ(Eval("select('#', unpack({}, 2147483640, 2147483647))"), "8");
+  // Out-of-range numbers convert as stock Lua does on x86-64 (1e300 -> 0), without UB.
+  EXPECT_EQ(Eval("select('#', unpack({1, 2, 3}, 3, 1e300))"), "0");
+  EXPECT_EQ(Eval("select('#', unpack({1, 2, 3}, 1, 2^32 + 2))"), "2");
+  EXPECT_EQ(Eval("select(2, pcall(unpack))"),
+            "bad argument #1 to '?' (table expected, got no value)");
+}
+
+TEST_F(LuaHardeningTest, DeepPatternsAreRefused) {
+  EXPECT_EQ(Eval("select(2, pcall(string.find, string.rep('a', 1000), string.rep('a?', 501)))"),
+            "pattern too complex");
+  EXPECT_EQ(Eval("select(2, pcall(string.gsub, 'x', string.rep('()', 300), ''))"),
+            "pattern too complex");
+  EXPECT_EQ(Eval("string.find(string.rep('a', 600), string.rep('a?', 500))"), "1");
+  EXPECT_EQ(Eval("string.find(string.rep('a?', 600), string.rep('a?', 600), 1, true)"), "1");
+  EXPECT_EQ(Eval("select(2, ('a1b2'):gsub('%d', 'x'))"), "2");
+  EXPECT_EQ(Eval("string.match('key:42', '(%a+):(%d+)')"), "key");
+}
+
+TEST_F(LuaHardeningTest, StringMetatableAnswersItsReadOnlyStandIn) {
+  EXPECT_EQ(Eval("tostring(rawequal(getmetatable(''), getmetatable('').__metatable))"),
+            "true");
+  EXPECT_EQ(Eval("('abc'):upper()"), "ABC");
+}
+
+TEST_F(LuaHardeningTest, JsonSizesAreCheckedBeforeLuaCjson) {
+  SetMaxJsonBytesForTests(1000);
+  EXPECT_EQ(Eval("cjson.encode(string.rep('a', 150))"), '"' + std::string(150, 'a') + '"');
+  EXPECT_EQ(Eval("select(2, pcall(cjson.encode, string.rep('a', 170)))"),
+            "Cannot serialise: JSON text would exceed 1000 bytes");
+  EXPECT_EQ(Eval("select(2, pcall(cjson.encode, {{string.rep('a', 100)}, string.rep('b', 80)}))"),
+            "Cannot serialise: JSON text would exceed 1000 bytes");
+  EXPECT_EQ(Eval("select(2, pcall(cjson.new().encode, {string.rep('a', 170)}))"),
+            "Cannot serialise: JSON text would exceed 1000 bytes");
+  // A table shared a million times over stops the walk at the budget.
+  EXPECT_EQ(Eval("select(2, pcall(cjson.encode, (function() local t = {1} for i = 1, 20 do "
+                 "t = {t, t} end return t end)()))"),
+            "Cannot serialise: JSON text would exceed 1000 bytes");
+  EXPECT_EQ(Eval("select(2, pcall(cjson.decode, '[' .. string.rep(' ', 1000) .. ']'))"),
+            "Cannot parse: JSON text exceeds 1000 bytes");
+  EXPECT_EQ(Eval("cjson.decode('[1, \"x\"]')[2]"), "x");
+  EXPECT_EQ(Eval("cjson.new().decode('{\"a\":5}').a"), "5");
+}
+
+TEST(LuaHeapTest, GrowthStopsAtTheLimitAndFreesAlwaysWork) {
+  LuaHeap heap;
+  lua_State* L = lua_newstate(LuaHeapAlloc, &heap);
+  ASSERT_NE(L, nullptr);
+  luaL_openlibs(L);
+  EXPECT_GT(heap.used, 0u);
+  heap.limit = heap.used + (1u << 20);
+  ASSERT_EQ(luaL_loadstring(L, "local t = {} for i = 1, 1e7 do t[i] = i end"), 0);
+  EXPECT_EQ(lua_pcall(L, 0, 0, 0), LUA_ERRMEM);
+  EXPECT_STREQ(lua_tostring(L, -1), "not enough memory");
+  EXPECT_LE(heap.used, heap.limit);
+  lua_pop(L, 1);
+  heap.limit = static_cast<size_t>(-1);
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  ASSERT_EQ(luaL_loadstring(L, "return #string.rep('x', 4e6)"), 0);
+  ASSERT_EQ(lua_pcall(L, 0, 1, 0), 0);
+  EXPECT_EQ(lua_tointeger(L, -1), 4000000);
+  lua_close(L);
+  EXPECT_EQ(heap.used, 0u);
+}
+
+TEST(LuaHeapTest, ScriptLimitFollowsMaxmemory) {
+  LuaHeap heap;
+  heap.used = 1000;
+  EXPECT_EQ(ScriptHeapLimit(heap, 0, 5000), static_cast<size_t>(-1));
+  EXPECT_EQ(ScriptHeapLimit(heap, 10000, 4000), 1000 + 6000 + kScriptHeapMargin);
+  EXPECT_EQ(ScriptHeapLimit(heap, 10000, 20000), 1000 + kScriptHeapMargin);
+}
+
+}  // namespace
+}  // namespace vireo
