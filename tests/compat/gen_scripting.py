@@ -9,9 +9,9 @@ and writes, library tables), shebang flags and EVAL_RO refusals, KEYS/ARGV, and 
 patterns (read-modify-write, conditional set, counters, list/hash/zset helpers).
 
 Left out on purpose: anything whose output legitimately differs between Redis 7.0 and Valkey
-(the `server` alias, REDIS_VERSION, math.random, doubles that do not print exactly, maps and
-sets of more than one element, whose order is the Lua table's), and two inputs that crash
-redis-server 7.0.15 (error() with a table lacking `err`, or with {ok=...}).
+(the `server` alias, `os` and the VALKEY_* fields, REDIS_VERSION, math.random, doubles that
+do not print exactly, maps and sets of more than one element, whose order is the Lua table's),
+and two inputs that crash redis-server 7.0.15 (error() with a table lacking `err`, or with {ok=...}).
 """
 
 from generators import Cmd, command
@@ -188,7 +188,6 @@ def script_sandbox(g):
         "bit.x = 1",
         "KEYS = {}",
         "KEYS[1] = 'x' return KEYS[1]",
-        "return os",
         "return io",
         "return print",
         "return debug",
@@ -207,7 +206,9 @@ def script_sandbox(g):
         "return _VERSION",
         "return getmetatable('').__index == string",
         "return ('abc'):upper()",
-        "local t = {} for k in pairs(redis) do t[#t + 1] = k end table.sort(t) return t",
+        # Valkey's SERVER_NAME / VALKEY_VERSION* are left out (Redis 7.0 has none).
+        "local t = {} for k in pairs(redis) do if not (k:find('VALKEY') or k == 'SERVER_NAME') "
+        "then t[#t + 1] = k end end table.sort(t) return t",
         "local t = {} for k in pairs(string) do t[#t + 1] = k end table.sort(t) return t",
         "local n = 0 for k in pairs(math) do n = n + 1 end return n",
         "return next(redis) ~= nil",
