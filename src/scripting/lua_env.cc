@@ -409,9 +409,8 @@ lua_State* NewScriptState(const LuaEngineFunction* engine_fns, void* engine,
   lua_setglobal(L, "redis");
 
   // Library tables become read-only views; `server` is the same view as `redis`.
-  for (const char* name :
-       {"string", "table", "math", "os", "coroutine", "cjson", "bit", "cmsgpack", "struct",
-        "redis"}) {
+  for (const char* name : {"string", "table", "math", "os", "coroutine", "cjson", "bit", "cmsgpack",
+                           "struct", "redis"}) {
     lua_getglobal(L, name);
     MakeView(L);
     if (strcmp(name, "redis") == 0) {

@@ -97,8 +97,7 @@ TEST_F(LuaHardeningTest, DeepPatternsAreRefused) {
 }
 
 TEST_F(LuaHardeningTest, StringMetatableAnswersItsReadOnlyStandIn) {
-  EXPECT_EQ(Eval("tostring(rawequal(getmetatable(''), getmetatable('').__metatable))"),
-            "true");
+  EXPECT_EQ(Eval("tostring(rawequal(getmetatable(''), getmetatable('').__metatable))"), "true");
   EXPECT_EQ(Eval("('abc'):upper()"), "ABC");
 }
 

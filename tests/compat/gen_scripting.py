@@ -11,7 +11,8 @@ patterns (read-modify-write, conditional set, counters, list/hash/zset helpers).
 Left out on purpose: anything whose output legitimately differs between Redis 7.0 and Valkey
 (the `server` alias, `os` and the VALKEY_* fields, REDIS_VERSION, math.random, doubles that
 do not print exactly, maps and sets of more than one element, whose order is the Lua table's),
-and two inputs that crash redis-server 7.0.15 (error() with a table lacking `err`, or with {ok=...}).
+and two inputs that crash redis-server 7.0.15 (error() with a table lacking `err`, or with
+{ok=...}).
 """
 
 from generators import Cmd, command
