@@ -229,10 +229,12 @@ void* LuaHeapAlloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   return p;
 }
 
-size_t ScriptHeapLimit(const LuaHeap& heap, size_t maxmemory, size_t used_memory) {
-  if (maxmemory == 0) return static_cast<size_t>(-1);
-  size_t room = maxmemory > used_memory ? maxmemory - used_memory : 0;
-  return heap.used + room + kScriptHeapMargin;
+size_t ScriptHeapLimit(const LuaHeap& heap, uint64_t maxmemory, uint64_t used_memory) {
+  if (maxmemory == 0) return SIZE_MAX;
+  // In 64 bits: maxmemory may pass a 32-bit size_t.
+  uint64_t room = maxmemory > used_memory ? maxmemory - used_memory : 0;
+  uint64_t limit = heap.used + room + kScriptHeapMargin;
+  return limit > SIZE_MAX || limit < room ? SIZE_MAX : static_cast<size_t>(limit);
 }
 
 int LoadChunk(lua_State* L, std::string_view code, const char* chunkname) {

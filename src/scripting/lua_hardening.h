@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 struct lua_State;
@@ -26,7 +27,7 @@ void* LuaHeapAlloc(void* ud, void* ptr, size_t osize, size_t nsize);
 // The limit for a script about to run: unlimited without maxmemory; else the heap may grow by
 // what is left below maxmemory (used_memory already counts the heap) plus kScriptHeapMargin.
 inline constexpr size_t kScriptHeapMargin = 32u << 20;
-size_t ScriptHeapLimit(const LuaHeap& heap, size_t maxmemory, size_t used_memory);
+size_t ScriptHeapLimit(const LuaHeap& heap, uint64_t maxmemory, uint64_t used_memory);
 
 // Compiles Lua source text like luaL_loadbuffer, but never loads a precompiled (binary) chunk
 // (Lua 5.1 does not verify bytecode): one is rejected with the syntax error a text parser

@@ -131,7 +131,7 @@ ScriptEngine::~ScriptEngine() {
 size_t ScriptEngine::LuaMemory() const { return heap_.used; }
 
 void ScriptEngine::LimitHeap() {
-  const size_t maxmemory = static_cast<size_t>(server_.config().maxmemory);
+  const uint64_t maxmemory = static_cast<uint64_t>(server_.config().maxmemory);
   if (maxmemory == 0) return;
   heap_.limit = ScriptHeapLimit(heap_, maxmemory, UsedMemory());
   // Garbage of earlier runs counts against the room; when it could be most of it, collect.
