@@ -86,6 +86,12 @@ def test_binary_chunks_never_load_cve_2015_4335(sr, valkey):
         with pytest.raises(redis.ResponseError) as e:
             r.script_load("\x1bLua")
         assert "unexpected symbol near 'char(27)'" in str(e.value)
+        with pytest.raises(redis.ResponseError, match="^Missing library metadata$"):
+            r.function_load("\x1bLuaQ")
+        with pytest.raises(redis.ResponseError) as e:
+            r.function_load("#!lua name=x\n\x1bLuaQ")
+        assert str(e.value) == ("Error compiling function: user_function:2: unexpected symbol "
+                                "near 'char(27)'")
     # load() with a reader, in one piece or byte by byte.
     reader = ("local s, i = %s, 0 local f, e = load(function() i = i + 1 "
               "return s:sub(i, i) end, '=r') return {tostring(f), e}") % DUMP
