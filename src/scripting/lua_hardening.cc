@@ -35,48 +35,52 @@ int CheckedLoadString(lua_State* L) {
   return 2;
 }
 
-// load(func [, chunkname]): the pieces func returns are gathered first (in a table, so the
-// strings stay alive), then compiled as one text. A reader's error or a piece that is not a
-// string makes load answer nil and the message, as Lua's does.
+// load(func [, chunkname])'s reader, as stock Lua's (the piece func returns is kept in stack
+// slot 3 while the parser reads it; errors raised here reach load's caller as its nil and
+// message), plus the checks of LoadChunk: a first piece starting with the signature byte is
+// preceded by a space, and the pieces may not add up past kMaxChunkBytes.
+struct ReaderState {
+  size_t total = 0;
+  bool resume_piece = false;  // a space was returned; the piece in slot 3 comes next
+};
+
+const char* ReadFromFunction(lua_State* L, void* ud, size_t* size) {
+  auto* st = static_cast<ReaderState*>(ud);
+  if (st->resume_piece) {
+    st->resume_piece = false;
+    return lua_tolstring(L, 3, size);
+  }
+  luaL_checkstack(L, 2, "too many nested functions");
+  lua_pushvalue(L, 1);
+  lua_call(L, 0, 1);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    *size = 0;
+    return nullptr;
+  }
+  if (!lua_isstring(L, -1)) luaL_error(L, "reader function must return a string");
+  lua_replace(L, 3);
+  const char* piece = lua_tolstring(L, 3, size);
+  const bool first = st->total == 0;
+  st->total += *size;
+  if (st->total > kMaxChunkBytes) {
+    luaL_error(L, "source too large to compile (over %d bytes)", static_cast<int>(kMaxChunkBytes));
+  }
+  if (first && *size > 0 && piece[0] == LUA_SIGNATURE[0]) {
+    st->resume_piece = true;
+    *size = 1;
+    return " ";
+  }
+  return piece;
+}
+
 int CheckedLoad(lua_State* L) {
   luaL_checktype(L, 1, LUA_TFUNCTION);
   const char* chunkname = luaL_optstring(L, 2, "=(load)");
-  lua_settop(L, 2);
-  lua_pushstring(L, chunkname);  // 3: the chunk name, anchored
-  lua_newtable(L);               // 4: the pieces
-  int pieces = 0;
-  for (;;) {
-    lua_pushvalue(L, 1);
-    if (lua_pcall(L, 0, 1, 0) != 0) {
-      lua_pushnil(L);
-      lua_insert(L, -2);
-      return 2;
-    }
-    if (lua_isnil(L, -1)) {
-      lua_pop(L, 1);
-      break;
-    }
-    if (!lua_isstring(L, -1)) {
-      lua_pushnil(L);
-      lua_pushliteral(L, "reader function must return a string");
-      return 2;
-    }
-    if (lua_objlen(L, -1) == 0) {
-      lua_pop(L, 1);
-      break;
-    }
-    lua_rawseti(L, 4, ++pieces);
-  }
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  for (int i = 1; i <= pieces; ++i) {
-    lua_rawgeti(L, 4, i);
-    luaL_addvalue(&b);
-  }
-  luaL_pushresult(&b);
-  size_t len;
-  const char* text = lua_tolstring(L, -1, &len);
-  if (LoadChunk(L, std::string_view(text, len), lua_tostring(L, 3)) == 0) return 1;
+  lua_settop(L, 3);              // 3: the piece being read
+  lua_pushstring(L, chunkname);  // 4: the chunk name, anchored (CVE-2025-49844)
+  ReaderState st;
+  if (lua_load(L, ReadFromFunction, &st, chunkname) == 0) return 1;
   lua_pushnil(L);
   lua_insert(L, -2);
   return 2;

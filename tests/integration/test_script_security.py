@@ -109,8 +109,15 @@ def test_text_still_loads(sr):
     assert sr.eval("return loadstring('return 1 + 1')()", 0) == 2
     assert sr.eval("local p = {'return ', '4', '2'} local i = 0 "
                    "return load(function() i = i + 1 return p[i] end)()", 0) == 42
-    with pytest.raises(redis.ResponseError, match="reader function must return a string"):
-        sr.eval("local f, e = load(function() return {} end) error(e)", 0)
+
+
+def test_load_reader_errors_as_valkey(sr, valkey):
+    for script in ["return {select(2, load(function() error('boom') end))}",
+                   "return {select(2, load(function() return {} end))}",
+                   "return {select(2, load(function() return nil end, '=name'))}",
+                   "return {select(2, loadstring('x = = 1', '@chunk'))}",
+                   "return {select(2, loadstring('return [==x'))}"]:
+        assert repr(sr.eval(script, 0)) == repr(valkey.eval(script, 0)), script
 
 
 def test_bit_tohex_digit_counts_cve_2024_31449(sr):
