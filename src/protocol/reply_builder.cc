@@ -144,7 +144,11 @@ void ReplyBuilder::Verbatim(std::string_view format, std::string_view text) {
     return;
   }
   Header('=', static_cast<int64_t>(text.size() + 4));
-  out_->append(format.substr(0, 3));
+  // Always three bytes, as the length says: a shorter format is padded with spaces (Valkey's
+  // reply to a script's {verbatim_string={format='n'}}), a longer one cut.
+  format = format.substr(0, 3);
+  out_->append(format);
+  out_->append(3 - format.size(), ' ');
   out_->push_back(':');
   out_->append(text);
   out_->append("\r\n", 2);

@@ -43,8 +43,7 @@ TEST(ReplyBuilderTest, SameInBothProtocols) {
   ExpectEncodings([](ReplyBuilder& b) { b.Bulk("hello"); }, "$5\r\nhello\r\n", "$5\r\nhello\r\n");
   ExpectEncodings([](ReplyBuilder& b) { b.Bulk(""); }, "$0\r\n\r\n", "$0\r\n\r\n");
   // A default view has a null pointer (PING's empty reply in subscribed mode).
-  ExpectEncodings([](ReplyBuilder& b) { b.Bulk(std::string_view()); }, "$0\r\n\r\n",
-                  "$0\r\n\r\n");
+  ExpectEncodings([](ReplyBuilder& b) { b.Bulk(std::string_view()); }, "$0\r\n\r\n", "$0\r\n\r\n");
   ExpectEncodings([](ReplyBuilder& b) { b.Bulk(std::string_view("a\r\n\0b", 5)); },
                   std::string("$5\r\na\r\n\0b\r\n", 11), std::string("$5\r\na\r\n\0b\r\n", 11));
   ExpectEncodings([](ReplyBuilder& b) { b.BulkInt(-17); }, "$3\r\n-17\r\n", "$3\r\n-17\r\n");
@@ -134,6 +133,11 @@ TEST(ReplyBuilderTest, BooleansBigNumbersVerbatim) {
   ExpectEncodings([](ReplyBuilder& b) { b.Verbatim("txt", "a b\n"); }, "$4\r\na b\n\r\n",
                   "=8\r\ntxt:a b\n\r\n");
   ExpectEncodings([](ReplyBuilder& b) { b.Verbatim("txt", ""); }, "$0\r\n\r\n", "=4\r\ntxt:\r\n");
+  // The format is always three bytes (script_fuzzer found "=5\r\nn:x": two bytes short).
+  ExpectEncodings([](ReplyBuilder& b) { b.Verbatim("n", "x"); }, "$1\r\nx\r\n", "=5\r\nn  :x\r\n");
+  ExpectEncodings([](ReplyBuilder& b) { b.Verbatim("", "x"); }, "$1\r\nx\r\n", "=5\r\n   :x\r\n");
+  ExpectEncodings([](ReplyBuilder& b) { b.Verbatim("long", "x"); }, "$1\r\nx\r\n",
+                  "=5\r\nlon:x\r\n");
 }
 
 TEST(ReplyBuilderTest, SwitchingOutputAndProtocol) {
