@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -170,8 +171,8 @@ int Log(lua_State* L) {
   int argc = lua_gettop(L);
   if (argc < 2) RaiseErrorTable(L, "redis.log() requires two arguments or more.");
   if (!lua_isnumber(L, 1)) RaiseErrorTable(L, "First argument must be a number (log level).");
-  int level = static_cast<int>(lua_tonumber(L, 1));
-  if (level < 0 || level > 3) RaiseErrorTable(L, "Invalid debug level.");
+  int level = NumberToInt(lua_tonumber(L, 1));
+  if (level < 0 || level > 3) RaiseErrorTable(L, "Invalid log level.");  // Valkey 8's text
   std::string msg;
   for (int i = 2; i <= argc; ++i) {
     size_t len;
@@ -261,6 +262,11 @@ void RemoveGlobal(lua_State* L, const char* name) {
 }  // namespace
 
 int LuaMissingName(lua_State* L) { return MissingGlobal(L); }
+
+int NumberToInt(double n) {
+  if (!(n > -2147483649.0 && n < 2147483648.0)) return INT_MIN;
+  return static_cast<int>(n);
+}
 int LuaReadonlyWrite(lua_State* L) { return ReadonlyNewIndex(L); }
 
 void Sha1Hex(std::string_view s, char* out) {

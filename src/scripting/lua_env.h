@@ -48,6 +48,10 @@ void PushErrorTable(lua_State* L, std::string_view msg);
 int LuaMissingName(lua_State* L);
 int LuaReadonlyWrite(lua_State* L);
 
+// A Lua number as an int the way a C cast gives it on x86 (out of range and NaN: INT_MIN),
+// without the cast's undefined behaviour: for script arguments such as redis.setresp(1e308).
+int NumberToInt(double n);
+
 // Hex SHA1 of s into out[40] (plus a NUL at out[40]).
 void Sha1Hex(std::string_view s, char* out);
 

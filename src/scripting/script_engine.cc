@@ -389,7 +389,7 @@ void ScriptEngine::RunAndReply(CommandContext& ctx, int nargs, std::string_view 
         msg += ", on ";
         msg += lua_tostring(L_, -2);
         msg += ':';
-        msg += std::to_string(static_cast<long long>(lua_tonumber(L_, -1)));
+        msg += std::to_string(NumberToInt(lua_tonumber(L_, -1)));
         msg += '.';
       }
       lua_pop(L_, 3);
@@ -506,7 +506,7 @@ int ScriptEngine::LuaPcall(lua_State* L) {
 
 int ScriptEngine::SetResp(lua_State* L) {
   if (lua_gettop(L) != 1) RaiseErrorTable(L, "redis.setresp() requires one argument.");
-  int v = static_cast<int>(lua_tonumber(L, 1));
+  int v = NumberToInt(lua_tonumber(L, 1));
   if (v != 2 && v != 3) RaiseErrorTable(L, "RESP version must be 2 or 3.");
   run_.resp3 = v == 3;
   return 0;
@@ -519,7 +519,7 @@ int ScriptEngine::LuaSetResp(lua_State* L) {
 int ScriptEngine::SetRepl(lua_State* L) {
   // Effects are what gets propagated (always, as in Valkey 7+); the flags are only checked.
   if (lua_gettop(L) != 1) RaiseErrorTable(L, "redis.set_repl() requires one argument.");
-  int v = static_cast<int>(lua_tonumber(L, 1));
+  int v = NumberToInt(lua_tonumber(L, 1));
   if (v < 0 || v > 3) {
     RaiseErrorTable(
         L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");

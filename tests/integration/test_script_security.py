@@ -276,3 +276,15 @@ def test_enable_scripting_no_removes_the_commands(start_server):
     assert r.set("k", "v") and r.get("k") == "v"
     t = start_server()
     assert t.client().config_get("enable-scripting") == {"enable-scripting": "yes"}
+
+
+def test_huge_numbers_as_int_arguments(sr, valkey):
+    # A C cast of 1e308 to int was undefined behaviour (UBSan; found by script_fuzzer).
+    for script in ["redis.setresp(1e308)", "redis.setresp(0/0)", "redis.set_repl(-1e308)",
+                   "redis.log(1e300, 'x')", "error({err='x', line=1e300})"]:
+        with pytest.raises(redis.ResponseError) as ours:
+            sr.eval(script, 0)
+        with pytest.raises(redis.ResponseError) as theirs:
+            valkey.eval(script, 0)
+        assert str(ours.value).split(" script: ")[0] == str(theirs.value).split(" script: ")[0]
+    alive(sr)
