@@ -292,7 +292,9 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
       r.Error("ERR Can't forget my master!");
       return;
     }
-    forgotten_[n->id] = NowMs() + 60000;
+    // Not re-added from gossip for cluster-blacklist-ttl seconds (Valkey's default 60).
+    const int64_t ttl = ConfigValueInt(server_.config(), "cluster-blacklist-ttl", 60);
+    forgotten_[n->id] = NowMs() + std::clamp<int64_t>(ttl, 0, INT32_MAX) * 1000;
     DeleteNode(n);
     UpdateState();
     SaveConfig(false);

@@ -22,6 +22,7 @@ void ConfigureLog(const std::string& level, const std::string& file) {
   if (level == "debug") g_level = LogLevel::kDebug;
   else if (level == "verbose") g_level = LogLevel::kVerbose;
   else if (level == "warning") g_level = LogLevel::kWarning;
+  else if (level == "nothing") g_level = LogLevel::kNothing;
   else g_level = LogLevel::kNotice;
   g_file = file;
 }

@@ -5,9 +5,10 @@
 
 namespace vireo {
 
-enum class LogLevel { kDebug = 0, kVerbose, kNotice, kWarning };
+enum class LogLevel { kDebug = 0, kVerbose, kNotice, kWarning, kNothing };
 
-// Sets level ("debug", "verbose", "notice", "warning") and file ("" = stdout).
+// Sets level ("debug", "verbose", "notice", "warning", or "nothing" to log nothing) and file
+// ("" = stdout).
 void ConfigureLog(const std::string& level, const std::string& file);
 
 // The role letter of each line, as Valkey's: 'M' primary, 'S' replica.

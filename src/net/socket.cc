@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -140,7 +141,8 @@ int ListenTcp(const std::string& addr_in, int port, int backlog, std::string* er
   return fd;
 }
 
-int ListenUnix(const std::string& path, int perm, int backlog, std::string* error) {
+int ListenUnix(const std::string& path, int perm, int backlog, std::string* error,
+               const std::string& group) {
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     *error = ErrnoText("socket");
@@ -162,6 +164,18 @@ int ListenUnix(const std::string& path, int perm, int backlog, std::string* erro
     return -1;
   }
   if (perm != 0) chmod(path.c_str(), static_cast<mode_t>(perm));
+  if (!group.empty()) {
+    // Valkey's words, including its errno text when the group does not exist ("Success").
+    errno = 0;
+    struct group* gr = getgrnam(group.c_str());
+    if (gr == nullptr || chown(path.c_str(), static_cast<uid_t>(-1), gr->gr_gid) != 0) {
+      *error = ErrnoText(std::string("Failed opening Unix socket: ") +
+                         (gr == nullptr ? "getgrnam" : "chown") + " error for group '" + group +
+                         "'");
+      close(fd);
+      return -1;
+    }
+  }
   SetNonBlocking(fd);
   return fd;
 }

@@ -12,8 +12,10 @@ namespace vireo {
 // Listens on addr:port (addr "*" = all IPv4, "::*" = all IPv6; a leading '-' marks an
 // optional address whose failure is not fatal). Returns the fd or -1 with *error.
 int ListenTcp(const std::string& addr, int port, int backlog, std::string* error);
-// Listens on a unix socket path with the given permissions (0 = umask default).
-int ListenUnix(const std::string& path, int perm, int backlog, std::string* error);
+// Listens on a unix socket path with the given permissions (0 = umask default), its file
+// given to `group` when one is named (unixsocketgroup).
+int ListenUnix(const std::string& path, int perm, int backlog, std::string* error,
+               const std::string& group = "");
 // Accepts one connection (non-blocking, close-on-exec); -1 when none is pending.
 int AcceptConnection(int listen_fd);
 // Starts a non-blocking connect to host:port (a name or address); the fd becomes writable

@@ -257,8 +257,8 @@ void Replication::HandshakeStep() {
         }
         LogNotice("Master replied to PING, replication can continue...");
         const auto& generic = server_.config().generic;
-        auto user = generic.find("masteruser");
-        auto pass = generic.find("masterauth");
+        auto user = generic.find("primaryuser");  // alias masteruser
+        auto pass = generic.find("primaryauth");  // alias masterauth
         if (pass != generic.end() && !pass->second.empty()) {
           const bool has_user = user != generic.end() && !user->second.empty();
           if (!LinkSend(has_user ? RespCommand({"AUTH", user->second, pass->second})

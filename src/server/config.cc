@@ -45,6 +45,7 @@ struct Directive {
   const char* enum_values = nullptr;  // "debug,verbose,notice,warning"
   bool immutable = false;
   GenericKind generic_kind = GenericKind::kString;
+  GenericCheck generic_check = GenericCheck::kNone;
   // Settable at run time only when enable-protected-configs allows it (dir, dbfilename).
   bool protected_config = false;
 };
@@ -55,6 +56,7 @@ std::vector<Directive> BuildDirectives() {
       {"bind", Kind::kBind, {}},
       {"tcp-backlog", Kind::kInt, &Config::tcp_backlog, 0, INT_MAX, nullptr, true},
       {"unixsocket", Kind::kString, &Config::unixsocket, 0, 0, nullptr, true},
+      {"unixsocketgroup", Kind::kString, &Config::unixsocketgroup, 0, 0, nullptr, true},
       {"unixsocketperm", Kind::kInt, &Config::unixsocketperm, 0, 0777, nullptr, true},
       {"timeout", Kind::kInt, &Config::timeout, 0, INT_MAX},
       {"tcp-keepalive", Kind::kInt, &Config::tcp_keepalive, 0, INT_MAX},
@@ -71,7 +73,7 @@ std::vector<Directive> BuildDirectives() {
       {"daemonize", Kind::kBool, &Config::daemonize, 0, 0, nullptr, true},
       {"pidfile", Kind::kString, &Config::pidfile, 0, 0, nullptr, true},
       {"logfile", Kind::kString, &Config::logfile, 0, 0, nullptr, true},
-      {"loglevel", Kind::kEnum, &Config::loglevel, 0, 0, "debug,verbose,notice,warning"},
+      {"loglevel", Kind::kEnum, &Config::loglevel, 0, 0, "debug,verbose,notice,warning,nothing"},
       {"dir", Kind::kString, &Config::dir},
       {"requirepass", Kind::kString, &Config::requirepass},
       {"enable-debug-command", Kind::kEnum, &Config::enable_debug_command, 0, 0, "no,yes,local",
@@ -89,7 +91,7 @@ std::vector<Directive> BuildDirectives() {
       {"maxmemory-policy", Kind::kEnum, &Config::maxmemory_policy, 0, 0,
        "volatile-lru,volatile-lfu,volatile-random,volatile-ttl,allkeys-lru,allkeys-lfu,"
        "allkeys-random,noeviction"},
-      {"maxmemory-samples", Kind::kInt, &Config::maxmemory_samples, 1, INT_MAX},
+      {"maxmemory-samples", Kind::kInt, &Config::maxmemory_samples, 1, 64},
       {"maxmemory-eviction-tenacity", Kind::kInt, &Config::maxmemory_eviction_tenacity, 0, 100},
       {"lfu-log-factor", Kind::kInt, &Config::lfu_log_factor, 0, INT_MAX},
       {"lfu-decay-time", Kind::kInt, &Config::lfu_decay_time, 0, INT_MAX},
@@ -128,7 +130,7 @@ std::vector<Directive> BuildDirectives() {
       {"list-compress-depth", Kind::kInt, &Config::list_compress_depth, 0, INT_MAX},
       {"set-max-intset-entries", Kind::kInt, &Config::set_max_intset_entries, 0, LONG_MAX},
       {"set-max-listpack-entries", Kind::kInt, &Config::set_max_listpack_entries, 0, LONG_MAX},
-      {"set-max-listpack-value", Kind::kMemory, &Config::set_max_listpack_value, 0, LONG_MAX},
+      {"set-max-listpack-value", Kind::kInt, &Config::set_max_listpack_value, 0, LONG_MAX},
       {"zset-max-listpack-entries", Kind::kInt, &Config::zset_max_listpack_entries, 0, LONG_MAX},
       {"zset-max-listpack-value", Kind::kMemory, &Config::zset_max_listpack_value, 0, LONG_MAX},
       {"stream-node-max-bytes", Kind::kMemory, &Config::stream_node_max_bytes, 0, LLONG_MAX},
@@ -144,6 +146,7 @@ std::vector<Directive> BuildDirectives() {
     dir.min = g.min;
     dir.max = g.max;
     dir.enum_values = g.enum_values;
+    dir.generic_check = g.check;
     d.push_back(dir);
   }
   for (Directive& dir : d) {
@@ -325,7 +328,9 @@ std::string ParseMemoryOrPercent(const std::string& v, int64_t* out) {
 std::string ApplyDirective(Config* config, const Directive& d,
                            const std::vector<std::string>& args, ConfigSource source) {
   if (d.kind == Kind::kSave) {
-    if (args.empty()) return "wrong number of arguments";
+    // A bare "save" line sets nothing, as in Valkey: being the first save line, it only drops
+    // the default points (LoadConfigText).
+    if (args.empty()) return "";
     return ParseSave(args, source, &config->save);
   }
   if (d.kind == Kind::kBind) {
@@ -379,8 +384,9 @@ std::string ApplyDirective(Config* config, const Directive& d,
   if (d.kind == Kind::kGeneric && d.generic_kind == GenericKind::kString && args.size() > 1) {
     // List-valued directives not modeled yet ("oom-score-adj-values 0 200 800") keep their
     // words as one value, as CONFIG GET shows them.
-    config->generic[d.name] = Join(args);
-    return "";
+    std::string err = CheckGenericValue(d.generic_check, Join(args));
+    if (err.empty()) config->generic[d.name] = Join(args);
+    return err;
   }
   if (args.size() != 1) return "wrong number of arguments";
   const std::string& v = args[0];
@@ -427,7 +433,10 @@ std::string ApplyDirective(Config* config, const Directive& d,
     }
     case Kind::kGeneric: {
       std::string value = v;
-      if (d.generic_kind == GenericKind::kBool) {
+      if (d.generic_kind == GenericKind::kString) {
+        std::string err = CheckGenericValue(d.generic_check, v);
+        if (!err.empty()) return err;
+      } else if (d.generic_kind == GenericKind::kBool) {
         bool b;
         std::string err = ParseBool(v, &b);
         if (!err.empty()) return err;
@@ -604,8 +613,14 @@ bool BuildConfigText(int argc, char** argv, std::string* text, std::string* conf
 std::vector<std::pair<std::string, std::string>> ConfigGet(const Config& config,
                                                            std::string_view pattern) {
   std::vector<std::pair<std::string, std::string>> out;
+  const bool exact = pattern.find_first_of("*?[") == std::string_view::npos;
   for (const Directive& d : Directives()) {
-    if (GlobMatch(pattern, d.name, true)) out.emplace_back(d.name, FormatValue(config, d));
+    if (!GlobMatch(pattern, d.name, true)) continue;
+    if (!exact && std::any_of(std::begin(kHiddenConfigs), std::end(kHiddenConfigs),
+                              [&](const char* h) { return d.name == std::string_view(h); })) {
+      continue;
+    }
+    out.emplace_back(d.name, FormatValue(config, d));
   }
   for (const auto& alias : kConfigAliases) {
     if (GlobMatch(pattern, alias[0], true)) {

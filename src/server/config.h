@@ -25,6 +25,7 @@ struct Config {
   bool bind_explicit = false;  // protected mode only applies when bind was left default
   int64_t tcp_backlog = 511;
   std::string unixsocket;
+  std::string unixsocketgroup;  // group the socket file is given ("": the process's)
   int64_t unixsocketperm = 0;
   int64_t timeout = 0;
   int64_t tcp_keepalive = 300;

@@ -5,6 +5,11 @@
 namespace vireo {
 namespace {
 
+// Directives whose CONFIG SET values Valkey redacts (its SENSITIVE_CONFIG ones), by every name.
+constexpr const char* kSensitiveConfigs[] = {
+    "requirepass", "primaryauth", "masterauth", "primaryuser", "masteruser",
+    "tls-key-file-pass", "tls-client-key-file-pass"};
+
 void MarkFrom(std::vector<bool>* secret, size_t first, size_t count) {
   for (size_t j = first; j < first + count && j < secret->size(); ++j) (*secret)[j] = true;
 }
@@ -40,9 +45,8 @@ std::vector<bool> SecretArguments(const std::vector<std::string_view>& args) {
              EqualsIgnoreCase(args[1], "set")) {
     // CONFIG SET name value [name value ...]
     for (size_t i = 2; i + 1 < args.size(); i += 2) {
-      if (EqualsIgnoreCase(args[i], "requirepass") || EqualsIgnoreCase(args[i], "masterauth") ||
-          EqualsIgnoreCase(args[i], "masteruser")) {
-        secret[i + 1] = true;
+      for (const char* name : kSensitiveConfigs) {
+        if (EqualsIgnoreCase(args[i], name)) secret[i + 1] = true;
       }
     }
   } else if (EqualsIgnoreCase(cmd, "acl") && args.size() > 1 &&

@@ -1,6 +1,7 @@
 // Which arguments of a command are secrets that MONITOR and the slow log show as
 // "(redacted)", as Valkey does: AUTH's arguments, HELLO's and MIGRATE's AUTH / AUTH2 values,
-// CONFIG SET values of requirepass / masterauth / masteruser, and all of ACL SETUSER's rules.
+// CONFIG SET values of Valkey's sensitive configs (requirepass, primaryauth, ...), and all of
+// ACL SETUSER's rules.
 #pragma once
 
 #include <string_view>

@@ -120,7 +120,7 @@ bool Server::Init(std::string* error) {
   if (!config_.unixsocket.empty()) {
     std::string err;
     int fd = ListenUnix(config_.unixsocket, static_cast<int>(config_.unixsocketperm),
-                        static_cast<int>(config_.tcp_backlog), &err);
+                        static_cast<int>(config_.tcp_backlog), &err, config_.unixsocketgroup);
     if (fd < 0) {
       *error = err;
       return false;

@@ -87,7 +87,7 @@ def test_config_set_error_texts(r):
     assert r.config_get("activerehashing") == {"activerehashing": "yes"}  # unchanged
     assert error_of(r, "CONFIG", "SET", "loglevel", "loud") == (
         "CONFIG SET failed (possibly related to argument 'loglevel') - argument(s) must be one "
-        "of the following: debug, verbose, notice, warning")
+        "of the following: debug, verbose, notice, warning, nothing")
     assert error_of(r, "CONFIG", "SET", "maxclients", "0") == (
         "CONFIG SET failed (possibly related to argument 'maxclients') - argument must be "
         "between 1 and 4294967295 inclusive")
