@@ -187,6 +187,18 @@ int CheckedNew(lua_State* L) {
   return 1;
 }
 
+// table.insert(t, pos, v): stock 5.1 moves every slot from #t + 1 down to pos, so a far
+// negative pos loops up to 2^31 times inside one C call (no hook, no SCRIPT KILL). A position
+// below 1 is refused with Lua 5.3's message; upvalue 1 is the stock function.
+int CheckedInsert(lua_State* L) {
+  if (lua_gettop(L) == 3 && lua_isnumber(L, 2) && lua_tonumber(L, 2) < 1)
+    return luaL_argerror(L, 2, "position out of bounds");
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
 // Stock Lua 5.1's pattern matcher recurses once per quantifier or capture of the pattern
 // with no limit of its own (Lua 5.2 added one), so a long enough pattern overflows the C
 // stack. Patterns with more of those characters than kMaxPatternDepth are refused, with Lua
@@ -276,6 +288,11 @@ void HardenBaseLibrary(lua_State* L, void (*make_view)(lua_State*)) {
     lua_pushcclosure(L, CheckedPatternCall, 2);
     lua_setfield(L, -2, name);
   }
+  lua_pop(L, 1);
+  lua_getglobal(L, "table");
+  lua_getfield(L, -1, "insert");
+  lua_pushcclosure(L, CheckedInsert, 1);
+  lua_setfield(L, -2, "insert");
   lua_pop(L, 1);
   // getmetatable('') answers the metatable's __metatable field: a read-only view, so no script
   // can change how strings index (CVE-2025-46818), while the VM still reads the real table.

@@ -96,6 +96,17 @@ TEST_F(LuaHardeningTest, DeepPatternsAreRefused) {
   EXPECT_EQ(Eval("string.match('key:42', '(%a+):(%d+)')"), "key");
 }
 
+TEST_F(LuaHardeningTest, TableInsertRefusesPositionsBelowOne) {
+  // Stock 5.1 moved 2^31 slots for this, in one C call no hook interrupts.
+  EXPECT_EQ(Eval("select(2, pcall(table.insert, {}, -2^31, 'x'))"),
+            "bad argument #2 to '?' (position out of bounds)");
+  EXPECT_EQ(Eval("select(2, pcall(table.insert, {}, 0, 'x'))"),
+            "bad argument #2 to '?' (position out of bounds)");
+  EXPECT_EQ(Eval("(function() local t = {1, 3} table.insert(t, 2, 2) table.insert(t, 4) "
+                 "table.insert(t, 9, 9) return table.concat(t, ',') .. ',' .. t[9] end)()"),
+            "1,2,3,4,9");
+}
+
 TEST_F(LuaHardeningTest, StringMetatableAnswersItsReadOnlyStandIn) {
   EXPECT_EQ(Eval("tostring(rawequal(getmetatable(''), getmetatable('').__metatable))"), "true");
   EXPECT_EQ(Eval("('abc'):upper()"), "ABC");

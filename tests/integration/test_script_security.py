@@ -288,3 +288,13 @@ def test_huge_numbers_as_int_arguments(sr, valkey):
             valkey.eval(script, 0)
         assert str(ours.value).split(" script: ")[0] == str(theirs.value).split(" script: ")[0]
     alive(sr)
+
+
+def test_table_insert_far_below_one_refused(sr):
+    # Stock Lua 5.1 (and valkey-server 8.0.1) spend minutes moving 2^31 slots in one C call,
+    # beyond SCRIPT KILL's reach (found by script_fuzzer).
+    with pytest.raises(redis.ResponseError, match="position out of bounds"):
+        sr.eval("table.insert({}, -2^31, 'x')", 0)
+    assert sr.eval("local t = {'b'} table.insert(t, 1, 'a') table.insert(t, 'c') "
+                   "return t", 0) == ["a", "b", "c"]
+    alive(sr)
