@@ -191,7 +191,8 @@ int CheckedNew(lua_State* L) {
 // negative pos loops up to 2^31 times inside one C call (no hook, no SCRIPT KILL). A position
 // below 1 is refused with Lua 5.3's message; upvalue 1 is the stock function.
 int CheckedInsert(lua_State* L) {
-  if (lua_gettop(L) == 3 && lua_isnumber(L, 2) && lua_tonumber(L, 2) < 1)
+  // The position as stock luaL_checkint reads it: 2^31 wraps to INT32_MIN.
+  if (lua_gettop(L) == 3 && lua_isnumber(L, 2) && OptIntAsLua(L, 2, 1) < 1)
     return luaL_argerror(L, 2, "position out of bounds");
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);

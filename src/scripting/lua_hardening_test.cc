@@ -100,6 +100,8 @@ TEST_F(LuaHardeningTest, TableInsertRefusesPositionsBelowOne) {
   // Stock 5.1 moved 2^31 slots for this, in one C call no hook interrupts.
   EXPECT_EQ(Eval("select(2, pcall(table.insert, {}, -2^31, 'x'))"),
             "bad argument #2 to '?' (position out of bounds)");
+  EXPECT_EQ(Eval("select(2, pcall(table.insert, {}, 2^31, 'x'))"),  // wraps to -2^31
+            "bad argument #2 to '?' (position out of bounds)");
   EXPECT_EQ(Eval("select(2, pcall(table.insert, {}, 0, 'x'))"),
             "bad argument #2 to '?' (position out of bounds)");
   EXPECT_EQ(Eval("(function() local t = {1, 3} table.insert(t, 2, 2) table.insert(t, 4) "
