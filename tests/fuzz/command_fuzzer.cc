@@ -13,60 +13,9 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_server.h"
+#include "tests/fuzz/resp_check.h"
 
 namespace {
-
-// Skips one RESP value at *pos; false if it is malformed or incomplete.
-bool SkipValue(std::string_view s, size_t* pos, int depth) {
-  if (depth > 64 || *pos >= s.size()) return false;
-  char type = s[*pos];
-  size_t eol = s.find("\r\n", *pos);
-  if (eol == std::string_view::npos) return false;
-  std::string_view line = s.substr(*pos + 1, eol - *pos - 1);
-  *pos = eol + 2;
-  auto count = [&](long long* n) {
-    if (line.empty()) return false;
-    char* end = nullptr;
-    std::string text(line);
-    *n = strtoll(text.c_str(), &end, 10);
-    return *end == '\0';
-  };
-  long long n = 0;
-  switch (type) {
-    case '+': case '-': case ':': case ',': case '#': case '(': case '_':
-      return true;
-    case '$': case '=': case '!':
-      if (!count(&n)) return false;
-      if (n < 0) return n == -1 && type == '$';
-      if (s.size() - *pos < static_cast<size_t>(n) + 2) return false;
-      if (s.substr(*pos + static_cast<size_t>(n), 2) != "\r\n") return false;
-      *pos += static_cast<size_t>(n) + 2;
-      return true;
-    case '*': case '~': case '>': case '%': case '|': {
-      if (!count(&n)) return false;
-      if (n < 0) return n == -1 && type == '*';
-      long long items = (type == '%' || type == '|') ? 2 * n : n;
-      for (long long i = 0; i < items; ++i) {
-        if (!SkipValue(s, pos, depth + 1)) return false;
-      }
-      // An attribute precedes the value it describes.
-      return type == '|' ? SkipValue(s, pos, depth + 1) : true;
-    }
-    default:
-      return false;
-  }
-}
-
-// Number of complete RESP values the reply holds; -1 when it is malformed.
-int CountReplies(std::string_view s) {
-  size_t pos = 0;
-  int n = 0;
-  while (pos < s.size()) {
-    if (!SkipValue(s, &pos, 0)) return -1;
-    ++n;
-  }
-  return n;
-}
 
 bool OneReplyPerChannel(std::string_view name) {
   std::string buf;

@@ -31,24 +31,37 @@ inline const std::string& FuzzDir() {
   return *dir;
 }
 
-// One server per fuzzer process; its AOF directory is FuzzDir()/appendonlydir.
+// Set by a target that needs other settings, before its first FuzzServer() call: edits the
+// config every fuzz server of the process is made from.
+inline void (*g_fuzz_config_hook)(Config* config) = nullptr;
+
+// A fresh server on the fuzz config (and the target's hook), with no clients or listeners.
+inline Server* NewFuzzServer() {
+  Config config;
+  config.dir = FuzzDir();
+  config.generic["appenddirname"] = FuzzDir() + "/appendonlydir";
+  config.save.clear();  // FLUSHALL must not write dump.rdb
+  config.enable_debug_command = "yes";  // DEBUG DIGEST-VALUE reads loaded values back
+  // Keeps SETRANGE / SETBIT / APPEND from making the 512 MB strings Valkey allows, which
+  // would only trip the fuzzer's memory limit.
+  config.proto_max_bulk_len = 1 << 20;
+  if (g_fuzz_config_hook != nullptr) g_fuzz_config_hook(&config);
+  auto* s = new Server(config);
+  s->InitForTests();
+  return s;
+}
+
+inline Server* g_fuzz_server = nullptr;
+
+// One server per fuzzer process (until RestartFuzzServer); its AOF directory is
+// FuzzDir()/appendonlydir.
 inline Server& FuzzServer() {
-  static Server* server = [] {
+  if (g_fuzz_server == nullptr) {
     RegisterAllCommands();
     ConfigureLog("warning", "/dev/null");  // loaders log every torn file; keep stderr readable
-    Config config;
-    config.dir = FuzzDir();
-    config.generic["appenddirname"] = FuzzDir() + "/appendonlydir";
-    config.save.clear();  // FLUSHALL must not write dump.rdb
-    config.enable_debug_command = "yes";  // DEBUG DIGEST-VALUE reads loaded values back
-    // Keeps SETRANGE / SETBIT / APPEND from making the 512 MB strings Valkey allows, which
-    // would only trip the fuzzer's memory limit.
-    config.proto_max_bulk_len = 1 << 20;
-    auto* s = new Server(config);
-    s->InitForTests();
-    return s;
-  }();
-  return *server;
+    g_fuzz_server = NewFuzzServer();
+  }
+  return *g_fuzz_server;
 }
 
 inline std::string_view Lower(std::string_view s, std::string* buf) {
@@ -124,6 +137,16 @@ inline void Reset() {
         {"flushall", "sync"}}) {
     Execute(c, args);
   }
+}
+
+// Replaces the fuzz server by a fresh one, for a target whose input left it unusable (a script
+// stopped by SHUTDOWN: the server stays shutting down). Keyspace, scripts and functions go.
+inline void RestartFuzzServer() {
+  Reset();
+  Server* old = g_fuzz_server;
+  g_fuzz_server = nullptr;  // not the half-destroyed server, for hooks that look at it
+  delete old;
+  g_fuzz_server = NewFuzzServer();
 }
 
 }  // namespace vireo::fuzz
