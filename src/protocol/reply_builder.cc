@@ -32,12 +32,14 @@ constexpr size_t kSmallBulk = 64;
 }  // namespace
 
 void ReplyBuilder::Simple(std::string_view s) {
+  if (!Fits(s.size())) return;
   out_->push_back('+');
   out_->append(s);
   out_->append("\r\n", 2);
 }
 
 void ReplyBuilder::Error(std::string_view msg) {
+  if (!Fits(msg.size())) return;
   if (g_error_hook != nullptr) g_error_hook(msg);
   out_->push_back('-');
   // A newline inside an error would break the protocol: Valkey replaces them with spaces.
@@ -52,6 +54,7 @@ void ReplyBuilder::Error(std::string_view msg) {
 void ReplyBuilder::Integer(int64_t v) { Header(':', v); }
 
 void ReplyBuilder::Bulk(std::string_view s) {
+  if (!Fits(s.size())) return;
   if (s.size() <= kSmallBulk) {
     char buf[kSmallBulk + 8];  // "$64\r\n" + 64 bytes + "\r\n"
     buf[0] = '$';
@@ -133,6 +136,7 @@ void ReplyBuilder::BigNumber(std::string_view digits) {
     Bulk(digits);
     return;
   }
+  if (!Fits(digits.size())) return;
   out_->push_back('(');
   out_->append(digits);
   out_->append("\r\n", 2);
@@ -143,6 +147,7 @@ void ReplyBuilder::Verbatim(std::string_view format, std::string_view text) {
     Bulk(text);
     return;
   }
+  if (!Fits(text.size())) return;
   Header('=', static_cast<int64_t>(text.size() + 4));
   // Always three bytes, as the length says: a shorter format is padded with spaces (Valkey's
   // reply to a script's {verbatim_string={format='n'}}), a longer one cut.

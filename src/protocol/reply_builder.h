@@ -1,6 +1,7 @@
 // Builds RESP2/RESP3 replies by appending to a connection's output buffer.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -43,11 +44,28 @@ class ReplyBuilder {
   void EmptyArray() { out_->append("*0\r\n", 4); }
   void Raw(std::string_view bytes) { out_->append(bytes); }
 
+  // A cap on the output's size, for replies whose size a script decides (a script's reply,
+  // the commands it calls): text that would take the output past `limit` is not appended and
+  // Overflowed() turns true; the caller then discards the output. Bulks, statuses, errors,
+  // big numbers and verbatims are checked, the only replies that can repeat one large value.
+  void SetSizeLimit(size_t limit) {
+    limit_ = limit;
+    overflowed_ = false;
+  }
+  bool Overflowed() const { return overflowed_; }
+
  private:
   void Header(char type, int64_t n);
+  bool Fits(size_t n) {
+    if (out_->size() + n <= limit_) [[likely]] return true;
+    overflowed_ = true;
+    return false;
+  }
 
   std::string* out_;
+  size_t limit_ = static_cast<size_t>(-1);
   bool resp3_ = false;
+  bool overflowed_ = false;
 };
 
 }  // namespace vireo

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <lua.hpp>
 
+#include "scripting/lua_pattern_lib.h"
+
 namespace vireo {
 namespace {
 
@@ -200,35 +202,6 @@ int CheckedInsert(lua_State* L) {
   return lua_gettop(L);
 }
 
-// Stock Lua 5.1's pattern matcher recurses once per quantifier or capture of the pattern
-// with no limit of its own (Lua 5.2 added one), so a long enough pattern overflows the C
-// stack. Patterns with more of those characters than kMaxPatternDepth are refused, with Lua
-// 5.2's message; counting escaped and bracketed ones too only errs on the safe side.
-constexpr size_t kMaxPatternDepth = 500;
-
-bool PatternTooDeep(lua_State* L, int arg) {
-  size_t len;
-  const char* p = lua_tolstring(L, arg, &len);
-  if (p == nullptr || len <= kMaxPatternDepth) return false;
-  size_t depth = 0;
-  for (size_t i = 0; i < len; ++i) {
-    char c = p[i];
-    depth += c == '?' || c == '*' || c == '+' || c == '-' || c == '(' || c == ')';
-  }
-  return depth > kMaxPatternDepth;
-}
-
-// string.find/match/gmatch/gsub: upvalue 1 is the stock function, upvalue 2 true for find,
-// whose `plain` argument keeps the matcher out.
-int CheckedPatternCall(lua_State* L) {
-  const bool plain = lua_toboolean(L, lua_upvalueindex(2)) && lua_toboolean(L, 4);
-  if (!plain && PatternTooDeep(L, 2)) return luaL_error(L, "pattern too complex");
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
-}
-
 }  // namespace
 
 void* LuaHeapAlloc(void* ud, void* ptr, size_t osize, size_t nsize) {
@@ -283,12 +256,7 @@ void HardenBaseLibrary(lua_State* L, void (*make_view)(lua_State*)) {
   lua_pushcfunction(L, CheckedUnpack);
   lua_setglobal(L, "unpack");
   lua_getglobal(L, "string");
-  for (const char* name : {"find", "match", "gmatch", "gsub"}) {
-    lua_getfield(L, -1, name);
-    lua_pushboolean(L, strcmp(name, "find") == 0);  // the one with a `plain` argument
-    lua_pushcclosure(L, CheckedPatternCall, 2);
-    lua_setfield(L, -2, name);
-  }
+  SetPatternFunctions(L);
   lua_pop(L, 1);
   lua_getglobal(L, "table");
   lua_getfield(L, -1, "insert");

@@ -1,8 +1,8 @@
 // Vireo's own fixes for the flaws of stock Lua 5.1 (Debian's liblua5.1) and lua-cjson that a
 // script can reach, where Redis and Valkey patch their private Lua copies instead (see
 // docs/SECURITY.md for each CVE): text-only chunk loading with an anchored chunk name, a
-// checked `unpack`, a read-only string metatable, size-checked cjson, and a Lua heap that a
-// script cannot grow past a limit.
+// checked `unpack`, an interruptible pattern matcher, a read-only string metatable,
+// size-checked cjson, and a Lua heap that a script cannot grow past a limit.
 #pragma once
 
 #include <cstddef>
@@ -39,8 +39,9 @@ size_t ScriptHeapLimit(const LuaHeap& heap, uint64_t maxmemory, uint64_t used_me
 int LoadChunk(lua_State* L, std::string_view code, const char* chunkname);
 inline constexpr size_t kMaxChunkBytes = size_t{1} << 30;
 
-// Replaces the base library's loadstring, load and unpack with checked versions, refuses
-// string patterns deep enough to overflow the matcher's recursion, and makes the string
+// Replaces the base library's loadstring, load and unpack with checked versions, the string
+// library's pattern functions with Vireo's interruptible matcher (lua_pattern_lib.h),
+// table.insert with one that refuses positions below 1, and makes the string
 // metatable read-only (getmetatable('') answers a read-only view of it). Call after the
 // base and string libraries are open, before the globals become read-only. `make_view`
 // replaces the table at the top of the stack with its read-only view.

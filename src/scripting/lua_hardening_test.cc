@@ -86,14 +86,38 @@ TEST_F(LuaHardeningTest, UnpackCountsWithoutOverflow) {
 }
 
 TEST_F(LuaHardeningTest, DeepPatternsAreRefused) {
-  EXPECT_EQ(Eval("select(2, pcall(string.find, string.rep('a', 1000), string.rep('a?', 501)))"),
+  // Stock 5.1 recursed once per item until the C stack overflowed.
+  EXPECT_EQ(Eval("select(2, pcall(string.find, string.rep('a', 150000), "
+                 "string.rep('a?', 150000)))"),
             "pattern too complex");
+  EXPECT_EQ(Eval("string.find(string.rep('a', 600), string.rep('a?', 600))"), "1");
   EXPECT_EQ(Eval("select(2, pcall(string.gsub, 'x', string.rep('()', 300), ''))"),
-            "pattern too complex");
-  EXPECT_EQ(Eval("string.find(string.rep('a', 600), string.rep('a?', 500))"), "1");
+            "too many captures");
   EXPECT_EQ(Eval("string.find(string.rep('a?', 600), string.rep('a?', 600), 1, true)"), "1");
   EXPECT_EQ(Eval("select(2, ('a1b2'):gsub('%d', 'x'))"), "2");
   EXPECT_EQ(Eval("string.match('key:42', '(%a+):(%d+)')"), "key");
+}
+
+// A count hook that fails the call at its first run, as SCRIPT KILL's does.
+void KillAtFirstHook(lua_State* L, lua_Debug*) {
+  lua_pushliteral(L, "killed");
+  lua_error(L);
+}
+
+TEST_F(LuaHardeningTest, BacktrackingPatternsMeetTheCountHook) {
+  // Exponential backtracking: hours inside one C call of stock 5.1, which no hook reached.
+  lua_sethook(L, KillAtFirstHook, LUA_MASKCOUNT, 1000000000);
+  EXPECT_EQ(Eval("select(2, pcall(string.find, string.rep('a', 40), "
+                 "string.rep('a*', 30) .. 'b'))"),
+            "killed");
+  EXPECT_EQ(Eval("select(2, pcall(string.gsub, string.rep('a', 300000), '.-b', ''))"),
+            "killed");
+  EXPECT_EQ(Eval("select(2, pcall(function() for w in string.gmatch(string.rep('(', 300000), "
+                 "'%b()') do end end))"),
+            "killed");
+  // Short matches never reach the check.
+  EXPECT_EQ(Eval("string.gsub('hello world', '(%w+)', '<%1>')"), "<hello> <world>");
+  lua_sethook(L, nullptr, 0, 0);
 }
 
 TEST_F(LuaHardeningTest, TableInsertRefusesPositionsBelowOne) {

@@ -1,6 +1,7 @@
 #include "scripting/script_engine.h"
 
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <lua.hpp>
@@ -25,6 +26,8 @@ namespace vireo {
 namespace {
 
 constexpr const char* kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
+// Valkey's error for a command refused for memory (errors::kOom), as a script's error.
+constexpr const char* kScriptOom = "-OOM command not allowed when used memory > 'maxmemory'.";
 constexpr int kHookInstructions = 100000;  // as Redis: the busy check runs this often
 constexpr uint64_t kGcEvery = 50;          // scripts between full GC steps
 
@@ -145,6 +148,14 @@ void ScriptEngine::UnlimitHeap(bool out_of_memory) {
   heap_.limit = static_cast<size_t>(-1);
   // What the refused script left is garbage: give it back now, not a GC step at a time.
   if (out_of_memory) lua_gc(L_, LUA_GCCOLLECT, 0);
+}
+
+size_t ScriptEngine::OutputBudget() const {
+  const uint64_t maxmemory = static_cast<uint64_t>(server_.config().maxmemory);
+  if (maxmemory == 0) return SIZE_MAX;
+  const uint64_t used = UsedMemory();
+  const uint64_t budget = (maxmemory > used ? maxmemory - used : 0) + kScriptHeapMargin;
+  return budget > SIZE_MAX ? SIZE_MAX : static_cast<size_t>(budget);
 }
 
 bool ScriptEngine::Compile(std::string_view body, const char* sha, std::string* error) {
@@ -399,7 +410,17 @@ void ScriptEngine::RunAndReply(CommandContext& ctx, int nargs, std::string_view 
     }
     ctx.reply.Error(msg);
   } else {
+    // A reply past the budget is dropped for an OOM error, never built.
+    const size_t start = ctx.reply.Output()->size();
+    const size_t budget = OutputBudget();
+    ctx.reply.SetSizeLimit(budget > SIZE_MAX - start ? SIZE_MAX : start + budget);
     LuaToReply(L_, -1, ctx.reply, resp3);
+    const bool overflowed = ctx.reply.Overflowed();
+    ctx.reply.SetSizeLimit(SIZE_MAX);
+    if (overflowed) {
+      ctx.reply.Output()->resize(start);
+      ctx.reply.Error(errors::kOom);
+    }
   }
   lua_settop(L_, base - 1);
   // A step of garbage collection now and then, as Redis does, keeps the heap small.
@@ -437,7 +458,11 @@ int ScriptEngine::CallCommand(lua_State* L) {
       return -1;
     }
   }
-  const char* refusal = nullptr;
+  // Arguments may repeat one large string: past the budget they would be copied into keys.
+  const size_t budget = OutputBudget();
+  size_t arg_bytes = 0;
+  for (std::string_view a : args) arg_bytes += a.size();
+  const char* refusal = arg_bytes > budget ? kScriptOom : nullptr;
   std::string misconf;  // persistence/disk_errors.h
   std::string acl_refusal;  // NOPERM text of the caller's user (server_acl.cc)
   const CommandSpec* spec = Commands().Find(args[0]);
@@ -445,7 +470,9 @@ int ScriptEngine::CallCommand(lua_State* L) {
     spec = spec->FindSubcommand(args[1]);
   }
   const int n = static_cast<int>(args.size());
-  if (spec == nullptr) {
+  if (refusal != nullptr) {
+    // the arguments are past the budget
+  } else if (spec == nullptr) {
     refusal = "Unknown Redis command called from script";
   } else if ((spec->arity > 0 && n != spec->arity) || (spec->arity < 0 && n < -spec->arity)) {
     refusal = "Wrong number of args calling Redis command from script";
@@ -470,7 +497,7 @@ int ScriptEngine::CallCommand(lua_State* L) {
              server_.config().maxmemory != 0 && CommandStartedOutOfMemory()) {
     // Valkey's rule: the script's command found memory full; once a script has written,
     // it may go on, so it is never left half done.
-    refusal = "-OOM command not allowed when used memory > 'maxmemory'.";  // errors::kOom
+    refusal = kScriptOom;
   }
   if (refusal != nullptr) {
     args.clear();
@@ -481,10 +508,19 @@ int ScriptEngine::CallCommand(lua_State* L) {
   fake_->reply.SetOutput(&reply_buf_);
   fake_->reply.SetResp3(run_.resp3);
   fake_->resp = run_.resp3 ? 3 : 2;
+  fake_->reply.SetSizeLimit(budget);
   const uint64_t dirty = server_.dirty();
   server_.Call(fake_.get(), spec, MonotonicUs());
   if (server_.dirty() != dirty) run_.wrote = true;
   args.clear();
+  if (fake_->reply.Overflowed()) {
+    // A reply repeating a large value (MGET k k k ...) stopped growing at the budget.
+    fake_->reply.SetSizeLimit(SIZE_MAX);
+    reply_buf_.clear();
+    PushErrorTable(L, kScriptOom);
+    return -1;
+  }
+  fake_->reply.SetSizeLimit(SIZE_MAX);
   if (PushReplyAsLua(L, reply_buf_.data(), reply_buf_.size()) == 0) {
     PushErrorTable(L, "Unexpected reply from command");
     return -1;

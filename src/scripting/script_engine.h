@@ -87,6 +87,10 @@ class ScriptEngine {
   // maxmemory (lua_hardening.h); after a run stopped for memory, its garbage is collected.
   void LimitHeap();
   void UnlimitHeap(bool out_of_memory);
+  // The bytes a script's reply, or the arguments or reply of one command it calls, may take:
+  // unlimited without maxmemory, else what is left below maxmemory plus kScriptHeapMargin.
+  // The heap limit cannot see these: one large string the script references many times.
+  size_t OutputBudget() const;
   Server& server() { return server_; }
 
  private:

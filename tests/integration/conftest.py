@@ -643,6 +643,22 @@ def shared_server(tmp_path_factory, server_binary):
     _teardown([s])
 
 
+# The reference server of differential tests (valkey-server 8.0.1, ../shared/README).
+VALKEY_SERVER = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                                             "shared", "reference", "valkey-server"))
+
+
+@pytest.fixture(scope="module")
+def valkey_process(tmp_path_factory):
+    """The reference valkey-server, started once per module; skips the test where absent."""
+    if not os.path.exists(VALKEY_SERVER):
+        pytest.skip("needs the reference valkey-server in ../shared/reference/")
+    s = ServerProcess(VALKEY_SERVER, tmp_path_factory.mktemp("valkey"), ["--appendonly", "no"])
+    s.start()
+    yield s
+    _teardown([s])
+
+
 @pytest.fixture
 def sr(shared_server):
     """A client (decode_responses=True) to the session server, after FLUSHALL."""
