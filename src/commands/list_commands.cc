@@ -758,7 +758,7 @@ void RegisterListCommands(CommandTable& t) {
          .acl = wr | kAclSlow, .handler = CmdLMPop, .group = "list",
          .summary = "Pop elements from a list", .since = "7.0.0",
          .complexity = mpop_complexity});
-  const uint32_t blocking = kCmdWrite | kCmdNoScript | kCmdBlocking;
+  const uint32_t blocking = kCmdWrite | kCmdBlocking;
   const uint64_t bacl = wr | kAclSlow | kAclBlocking;
   t.Add({.name = "blpop", .arity = -3, .flags = blocking, .acl = bacl, .first_key = 1,
          .last_key = -2, .key_step = 1, .handler = CmdBLPop, .group = "list",

@@ -204,8 +204,8 @@ void RegisterReplicationCommands(CommandTable& t) {
   t.Add({.name = "role", .arity = 1, .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast,
          .acl = kAclAdmin | kAclFast | kAclDangerous, .handler = CmdRole, .group = "server",
          .summary = "Returns the replication role.", .since = "2.8.12", .complexity = "O(1)"});
-  t.Add({.name = "wait", .arity = 3, .flags = kCmdNoScript,
-         .acl = kAclSlow | kAclConnection, .handler = CmdWait, .group = "generic",
+  t.Add({.name = "wait", .arity = 3, .flags = kCmdBlocking,
+         .acl = kAclSlow | kAclConnection | kAclBlocking, .handler = CmdWait, .group = "generic",
          .summary = "Blocks until the asynchronous replication of all preceding write commands "
                     "sent by the connection is completed.",
          .since = "3.0.0", .complexity = "O(1)"});

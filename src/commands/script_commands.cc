@@ -43,6 +43,17 @@ void CmdScriptExists(CommandContext& ctx) {
   }
 }
 
+// SCRIPT SHOW sha1
+void CmdScriptShow(CommandContext& ctx) {
+  const std::string* body =
+      ctx.server.has_scripts() ? ctx.server.scripts().Body(ctx.arg(2)) : nullptr;
+  if (body == nullptr) {
+    ctx.reply.Error("NOSCRIPT No matching script.");
+    return;
+  }
+  ctx.reply.Bulk(*body);
+}
+
 // SCRIPT FLUSH [ASYNC|SYNC]
 void CmdScriptFlush(CommandContext& ctx) {
   if (ctx.argc() > 3 || (ctx.argc() == 3 && !EqualsIgnoreCase(ctx.arg(2), "sync") &&
@@ -90,7 +101,8 @@ void CmdScriptHelp(CommandContext& ctx) {
        "    * ASYNC: Asynchronously flush the scripts cache.",
        "    * SYNC: Synchronously flush the scripts cache.", "KILL",
        "    Kill the currently executing Lua script.", "LOAD <script>",
-       "    Load a script into the scripts cache without executing it."});
+       "    Load a script into the scripts cache without executing it.", "SHOW <sha1>",
+       "    Show a script from the scripts cache."});
 }
 
 }  // namespace
@@ -139,6 +151,10 @@ void RegisterScriptCommands(CommandTable& t) {
        .handler = CmdScriptLoad, .group = "scripting",
        .summary = "Load the specified Lua script into the script cache.", .since = "2.6.0",
        .complexity = "O(N) with N being the length in bytes of the script body."},
+      {.name = "script|show", .arity = 3, .flags = kCmdNoScript, .acl = acl,
+       .handler = CmdScriptShow, .group = "scripting",
+       .summary = "Show server-side Lua script in the script cache.", .since = "8.0.0",
+       .complexity = "O(1)."},
       {.name = "script|kill", .arity = 2, .flags = kCmdNoScript | kCmdAllowBusy, .acl = acl,
        .handler = CmdScriptKill, .group = "scripting",
        .summary = "Kill the script currently in execution.", .since = "2.6.0",

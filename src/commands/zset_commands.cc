@@ -553,7 +553,7 @@ void RegisterZSetCommands(CommandTable& t) {
                   "Deletes the sorted set if the last member was popped.", .since = "5.0.0",
        .complexity = pop_cx});
   add({.name = "bzpopmin", .arity = -3,
-       .flags = kCmdWrite | kCmdNoScript | kCmdFast | kCmdBlocking,
+       .flags = kCmdWrite | kCmdFast | kCmdBlocking,
        .acl = wr | kAclFast | kAclBlocking, .first_key = 1, .last_key = -2, .key_step = 1,
        .handler = CmdBZPopMin,
        .summary = "Removes and returns the member with the lowest score from one or more "
@@ -561,7 +561,7 @@ void RegisterZSetCommands(CommandTable& t) {
                   "sorted set if the last element was popped.", .since = "5.0.0",
        .complexity = log_n});
   add({.name = "bzpopmax", .arity = -3,
-       .flags = kCmdWrite | kCmdNoScript | kCmdFast | kCmdBlocking,
+       .flags = kCmdWrite | kCmdFast | kCmdBlocking,
        .acl = wr | kAclFast | kAclBlocking, .first_key = 1, .last_key = -2, .key_step = 1,
        .handler = CmdBZPopMax,
        .summary = "Removes and returns the member with the highest score from one or more "

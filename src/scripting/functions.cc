@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "common/glob.h"
+#include "common/numbers.h"
 #include "scripting/lua_env.h"
 #include "scripting/lua_hardening.h"
 #include "scripting/script_engine.h"
@@ -182,7 +183,7 @@ bool FunctionLibraries::Load(std::string_view code, bool replace, std::string* o
     if (it != fns_.end() &&
         (existing == libs_.end() ||
          std::none_of(existing->second.functions.begin(), existing->second.functions.end(),
-                      [&](const LuaFunction& g) { return g.name == f.name; }))) {
+                      [&](const LuaFunction& g) { return EqualsIgnoreCase(g.name, f.name); }))) {
       Release(lib);
       *out = "ERR Function " + f.name + " already exists";
       return false;
@@ -199,12 +200,12 @@ int FunctionLibraries::RegisterFunction(lua_State* L) {
   return static_cast<FunctionLibraries*>(lua_touserdata(L, lua_upvalueindex(1)))->Register(L);
 }
 
-// redis.register_function(name, callback) or redis.register_function{function_name=...,
+// server.register_function(name, callback) or server.register_function{function_name=...,
 // callback=..., flags={...}, description=...}. Errors longjmp: only plain locals until the
 // arguments are validated.
 int FunctionLibraries::Register(lua_State* L) {
   if (loading_ == nullptr) {
-    RaiseErrorTable(L, "redis.register_function can only be called on FUNCTION LOAD command");
+    RaiseErrorTable(L, "server.register_function can only be called on FUNCTION LOAD command");
   }
   const char* name = nullptr;
   const char* description = nullptr;
@@ -214,7 +215,7 @@ int FunctionLibraries::Register(lua_State* L) {
   if (argc == 1) {
     if (!lua_istable(L, 1)) {
       RaiseErrorTable(L,
-                      "calling redis.register_function with a single argument is only "
+                      "calling server.register_function with a single argument is only "
                       "applicable to Lua table (representing named arguments).");
     }
     lua_pushnil(L);
@@ -223,24 +224,24 @@ int FunctionLibraries::Register(lua_State* L) {
       if (strcmp(key, "function_name") == 0) {
         if (!lua_isstring(L, -1)) {
           RaiseErrorTable(
-              L, "function_name argument given to redis.register_function must be a string");
+              L, "function_name argument given to server.register_function must be a string");
         }
         name = lua_tostring(L, -1);
       } else if (strcmp(key, "description") == 0) {
-        if (lua_type(L, -1) != LUA_TSTRING) {
-          RaiseErrorTable(L,
-                          "description argument given to redis.register_function must be a string");
+        if (!lua_isstring(L, -1)) {
+          RaiseErrorTable(
+              L, "description argument given to server.register_function must be a string");
         }
         description = lua_tostring(L, -1);
       } else if (strcmp(key, "callback") == 0) {
         if (!lua_isfunction(L, -1)) {
-          RaiseErrorTable(L,
-                          "callback argument given to redis.register_function must be a function");
+          RaiseErrorTable(
+              L, "callback argument given to server.register_function must be a function");
         }
       } else if (strcmp(key, "flags") == 0) {
         if (!lua_istable(L, -1)) {
           RaiseErrorTable(L,
-                          "flags argument to redis.register_function must be a table representing "
+                          "flags argument to server.register_function must be a table representing "
                           "function flags");
         }
         for (int j = 1;; ++j) {
@@ -256,27 +257,27 @@ int FunctionLibraries::Register(lua_State* L) {
           lua_pop(L, 1);
         }
       } else {
-        RaiseErrorTable(L, "unknown argument given to redis.register_function");
+        RaiseErrorTable(L, "unknown argument given to server.register_function");
       }
       lua_pop(L, 1);
     }
     if (name == nullptr)
-      RaiseErrorTable(L, "redis.register_function must get a function name argument");
+      RaiseErrorTable(L, "server.register_function must get a function name argument");
     lua_getfield(L, 1, "callback");
     if (lua_isnil(L, -1))
-      RaiseErrorTable(L, "redis.register_function must get a callback argument");
+      RaiseErrorTable(L, "server.register_function must get a callback argument");
     callback_idx = lua_gettop(L);
   } else if (argc == 2) {
     if (!lua_isstring(L, 1)) {
-      RaiseErrorTable(L, "first argument to redis.register_function must be a string");
+      RaiseErrorTable(L, "first argument to server.register_function must be a string");
     }
     if (!lua_isfunction(L, 2)) {
-      RaiseErrorTable(L, "second argument to redis.register_function must be a function");
+      RaiseErrorTable(L, "second argument to server.register_function must be a function");
     }
     name = lua_tostring(L, 1);
     callback_idx = 2;
   } else {
-    RaiseErrorTable(L, "wrong number of arguments to redis.register_function");
+    RaiseErrorTable(L, "wrong number of arguments to server.register_function");
   }
   if (!ValidName(name)) RaiseErrorTable(L, kBadName);
   for (const LuaFunction& g : loading_->functions) {
@@ -291,6 +292,12 @@ int FunctionLibraries::Register(lua_State* L) {
   f.flags = flags;
   f.ref = ref;
   return 0;
+}
+
+bool FunctionLibraries::NoCaseLess::operator()(std::string_view a, std::string_view b) const {
+  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return tolower(static_cast<unsigned char>(x)) < tolower(static_cast<unsigned char>(y));
+  });
 }
 
 bool FunctionLibraries::Delete(std::string_view name) {

@@ -64,7 +64,13 @@ class FunctionLibraries {
   lua_State* L_;
   int load_api_ref_ = 0;  // the restricted redis table libraries see while loading
   std::map<std::string, FunctionLibrary, std::less<>> libs_;
-  std::map<std::string, const LuaFunction*, std::less<>> fns_;
+  // FCALL finds a function whatever the case of its name, as in Valkey (library names and
+  // names within one library compare exactly).
+  struct NoCaseLess {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const;
+  };
+  std::map<std::string, const LuaFunction*, NoCaseLess> fns_;
   FunctionLibrary* loading_ = nullptr;  // the library whose code is running
 };
 

@@ -150,14 +150,20 @@ int JsonTooLarge(lua_State* L) {
                     static_cast<int>(g_max_json_bytes));
 }
 
+// The wrappers' second half: calls the stock function (upvalue 1) with every argument the
+// wrapper got and answers its results.
+int CallStock(lua_State* L, int results) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, results);
+  return lua_gettop(L);
+}
+
 // cjson.encode's wrapper: upvalue 1 is lua-cjson's function.
 int CheckedEncode(lua_State* L) {
   if (lua_gettop(L) >= 1 && JsonBound(L, 1, 0, g_max_json_bytes) > g_max_json_bytes)
     return JsonTooLarge(L);
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
+  return CallStock(L, LUA_MULTRET);
 }
 
 // cjson.decode's wrapper: lua-cjson sizes its scratch buffer from the text's length in int.
@@ -165,10 +171,7 @@ int CheckedDecode(lua_State* L) {
   if (lua_type(L, 1) == LUA_TSTRING && lua_objlen(L, 1) > g_max_json_bytes)
     return luaL_error(L, "Cannot parse: JSON text exceeds %d bytes",
                       static_cast<int>(g_max_json_bytes));
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
+  return CallStock(L, LUA_MULTRET);
 }
 
 void WrapField(lua_State* L, const char* name, lua_CFunction wrapper) {
@@ -182,9 +185,7 @@ void WrapField(lua_State* L, const char* name, lua_CFunction wrapper) {
 }
 
 int CheckedNew(lua_State* L) {
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, 1);
+  CallStock(L, 1);
   if (lua_istable(L, -1)) HardenCjson(L);
   return 1;
 }
@@ -196,10 +197,7 @@ int CheckedInsert(lua_State* L) {
   // The position as stock luaL_checkint reads it: 2^31 wraps to INT32_MIN.
   if (lua_gettop(L) == 3 && lua_isnumber(L, 2) && OptIntAsLua(L, 2, 1) < 1)
     return luaL_argerror(L, 2, "position out of bounds");
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
+  return CallStock(L, LUA_MULTRET);
 }
 
 }  // namespace

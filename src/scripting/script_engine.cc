@@ -25,7 +25,7 @@
 namespace vireo {
 namespace {
 
-constexpr const char* kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
+constexpr const char* kNoScript = "NOSCRIPT No matching script.";
 // Valkey's error for a command refused for memory (errors::kOom), as a script's error.
 constexpr const char* kScriptOom = "-OOM command not allowed when used memory > 'maxmemory'.";
 constexpr int kHookInstructions = 100000;  // as Redis: the busy check runs this often
@@ -182,7 +182,7 @@ bool ScriptEngine::Compile(std::string_view body, const char* sha, std::string* 
     return false;
   }
   int ref = luaL_ref(L_, LUA_REGISTRYINDEX);
-  scripts_.emplace(std::string(sha, 40), Script{ref, flags, body.size()});
+  scripts_.emplace(std::string(sha, 40), Script{ref, flags, std::string(body)});
   scripts_bytes_ += body.size();
   return true;
 }
@@ -193,12 +193,15 @@ bool ScriptEngine::Load(std::string_view body, char* sha, std::string* error) {
   return Compile(body, sha, error);
 }
 
-bool ScriptEngine::Exists(std::string_view sha) const {
-  if (sha.size() != 40) return false;
+bool ScriptEngine::Exists(std::string_view sha) const { return Body(sha) != nullptr; }
+
+const std::string* ScriptEngine::Body(std::string_view sha) const {
+  if (sha.size() != 40) return nullptr;
   char lower[40];
   for (size_t i = 0; i < 40; ++i)
     lower[i] = static_cast<char>(tolower(static_cast<unsigned char>(sha[i])));
-  return scripts_.find(std::string_view(lower, 40)) != scripts_.end();
+  auto it = scripts_.find(std::string_view(lower, 40));
+  return it == scripts_.end() ? nullptr : &it->second.body;
 }
 
 void ScriptEngine::FlushScripts() {
@@ -433,7 +436,7 @@ void ScriptEngine::RunAndReply(CommandContext& ctx, int nargs, std::string_view 
 int ScriptEngine::CallCommand(lua_State* L) {
   const int argc = lua_gettop(L);
   if (argc == 0) {
-    PushErrorTable(L, "Please specify at least one argument for this redis lib call");
+    PushErrorTable(L, "Please specify at least one argument for this call");
     return -1;
   }
   std::vector<std::string_view>& args = fake_->args;
@@ -454,7 +457,7 @@ int ScriptEngine::CallCommand(lua_State* L) {
       args.emplace_back(s, len);
     } else {
       args.clear();
-      PushErrorTable(L, "Lua redis lib command arguments must be strings or integers");
+      PushErrorTable(L, "Command arguments must be strings or integers");
       return -1;
     }
   }
@@ -473,9 +476,9 @@ int ScriptEngine::CallCommand(lua_State* L) {
   if (refusal != nullptr) {
     // the arguments are past the budget
   } else if (spec == nullptr) {
-    refusal = "Unknown Redis command called from script";
+    refusal = "Unknown command called from script";
   } else if ((spec->arity > 0 && n != spec->arity) || (spec->arity < 0 && n < -spec->arity)) {
-    refusal = "Wrong number of args calling Redis command from script";
+    refusal = "Wrong number of args calling command from script";
   } else if (spec->flags & kCmdNoScript) {
     refusal = "This Redis command is not allowed from script";
   } else if (Client* caller = server_.executing();
@@ -569,11 +572,11 @@ int ScriptEngine::LuaSetRepl(lua_State* L) {
 
 int ScriptEngine::AclCheckCmd(lua_State* L) {
   if (lua_gettop(L) < 1)
-    RaiseErrorTable(L, "Please specify at least one argument for this redis lib call");
+    RaiseErrorTable(L, "Please specify at least one argument for this call");
   size_t len;
   const char* name = lua_tolstring(L, 1, &len);
   if (name == nullptr || Commands().Find(std::string_view(name, len)) == nullptr) {
-    RaiseErrorTable(L, "Invalid command passed to redis.acl_check_cmd()");
+    RaiseErrorTable(L, "Invalid command passed to server.acl_check_cmd()");
   }
   // Only the default user exists: every command is allowed.
   lua_pushboolean(L, 1);

@@ -57,6 +57,8 @@ class ScriptEngine {
   // SCRIPT LOAD: caches body; its SHA1 in sha[41], or false with the error reply text.
   bool Load(std::string_view body, char* sha, std::string* error);
   bool Exists(std::string_view sha) const;
+  // SCRIPT SHOW: the cached body of sha (any case), or nullptr.
+  const std::string* Body(std::string_view sha) const;
   void FlushScripts();
   size_t CachedScripts() const { return scripts_.size(); }
   size_t ScriptsBodyBytes() const { return scripts_bytes_; }
@@ -97,7 +99,7 @@ class ScriptEngine {
   struct Script {
     int ref;
     uint32_t flags;
-    size_t body_size;
+    std::string body;  // for SCRIPT SHOW
   };
   struct StringHash {
     using is_transparent = void;

@@ -84,9 +84,9 @@ def test_errors_name_the_script_and_line(sr):
     with pytest.raises(redis.ResponseError) as e:
         sr.eval("local a = 1\nreturn redis.call('nosuch')", 0)
     msg = str(e.value)
-    assert msg.startswith("Unknown Redis command called from script script: ")
+    assert msg.startswith("Unknown command called from script script: ")
     assert msg.endswith(", on @user_script:2.")
-    with pytest.raises(redis.ResponseError, match="Wrong number of args calling Redis command"):
+    with pytest.raises(redis.ResponseError, match="Wrong number of args calling command from script"):
         sr.eval("return redis.call('get')", 0)
 
 

@@ -1,0 +1,116 @@
+"""Scripts and functions answer as valkey-server 8.0.1 does (../shared/reference/): error texts
+of redis.call and server.register_function, NOSCRIPT, SCRIPT SHOW, blocking commands run as if
+their timeout passed, case-insensitive FCALL. Each case is sent to both servers and the replies
+compared; the expected text is asserted too, so the test means something without the
+reference.
+"""
+
+import pytest
+import redis
+
+# (command, Valkey 8.0.1's reply; an Exception's text for errors)
+CASES = [
+    (("EVAL", "return redis.call('nosuch')", "0"),
+     redis.ResponseError("Unknown command called from script script: "
+                         "206396248e12c6e742fd7296250433c8d7343b74, on @user_script:1.")),
+    (("EVAL", "return redis.pcall('get')", "0"),
+     redis.ResponseError("Wrong number of args calling command from script")),
+    (("EVAL", "return {pcall(redis.call)}", "0"),
+     [None, b"ERR Please specify at least one argument for this call"]),
+    (("EVAL", "return {pcall(redis.call, {})}", "0"),
+     [None, b"ERR Command arguments must be strings or integers"]),
+    (("EVAL", "return {pcall(redis.acl_check_cmd, 'nosuch')}", "0"),
+     [None, b"ERR Invalid command passed to server.acl_check_cmd()"]),
+    (("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"),
+     redis.ResponseError("No matching script.")),
+    (("SCRIPT", "LOAD", "return 'shown'"), b"ead1a9936a354498741cea8d53ef4ead83fe0fa2"),
+    (("SCRIPT", "SHOW", "ead1a9936a354498741cea8d53ef4ead83fe0fa2"), b"return 'shown'"),
+    (("SCRIPT", "SHOW", "EAD1A9936A354498741CEA8D53EF4EAD83FE0FA2"), b"return 'shown'"),
+    (("SCRIPT", "SHOW", "ffffffffffffffffffffffffffffffffffffffff"),
+     redis.ResponseError("No matching script.")),
+    (("SCRIPT", "SHOW"), redis.ResponseError("wrong number of arguments for 'script|show' command")),
+    (("EVAL", "return redis.call('blpop', 'nokey', 0)", "0"), None),
+    (("EVAL", "return redis.call('brpop', 'nokey', 1)", "0"), None),
+    (("EVAL", "return redis.call('brpoplpush', 'a', 'b', 0)", "0"), None),
+    (("EVAL", "return redis.call('blmove', 'a', 'b', 'left', 'right', 0)", "0"), None),
+    (("EVAL", "return redis.call('bzpopmin', 'z', 0)", "0"), None),
+    (("EVAL", "return redis.call('bzpopmax', 'z', 0)", "0"), None),
+    (("EVAL", "return redis.call('blmpop', 0, 1, 'a', 'left')", "0"), None),
+    (("EVAL", "return redis.call('bzmpop', 0, 1, 'a', 'min')", "0"), None),
+    (("EVAL", "return redis.call('wait', 0, 0)", "0"), 0),
+    (("EVAL", "redis.call('rpush', 'bl', 'v') return redis.call('blpop', 'bl', 0)", "0"),
+     [b"bl", b"v"]),
+    (("FUNCTION", "LOAD", "#!lua name=a\nserver.register_function('f', function() end, 'x')"),
+     redis.ResponseError("Error registering functions: ERR wrong number of arguments to "
+                         "server.register_function")),
+    (("FUNCTION", "LOAD", "#!lua name=a\nserver.register_function('f')"),
+     redis.ResponseError("Error registering functions: ERR calling server.register_function "
+                         "with a single argument is only applicable to Lua table (representing "
+                         "named arguments).")),
+    (("FUNCTION", "LOAD", "#!lua name=a\nserver.register_function{callback=function() end}"),
+     redis.ResponseError("Error registering functions: ERR server.register_function must get "
+                         "a function name argument")),
+    (("FUNCTION", "LOAD", "#!lua name=a\nserver.register_function{function_name='g'}"),
+     redis.ResponseError("Error registering functions: ERR server.register_function must get "
+                         "a callback argument")),
+    (("FUNCTION", "LOAD", "#!lua name=a\nserver.register_function{function_name='g', "
+      "callback=function() end, foo=1}"),
+     redis.ResponseError("Error registering functions: ERR unknown argument given to "
+                         "server.register_function")),
+    (("FUNCTION", "LOAD", "#!lua name=a\nserver.register_function{function_name='g', "
+      "callback='x'}"),
+     redis.ResponseError("Error registering functions: ERR callback argument given to "
+                         "server.register_function must be a function")),
+    (("FUNCTION", "LOAD", "#!lua name=a\nserver.register_function('g', 1)"),
+     redis.ResponseError("Error registering functions: ERR second argument to "
+                         "server.register_function must be a function")),
+    (("FUNCTION", "LOAD", "#!lua name=a\nserver.register_function('g', function() end)\n"
+      "server.register_function('g', function() end)"),
+     redis.ResponseError("Error registering functions: ERR Function already exists in the "
+                         "library")),
+    (("FUNCTION", "LOAD", "#!lua name=d1\nserver.register_function{function_name='Ab', "
+      "callback=function() return 'Ab' end, description=1}"), b"d1"),
+    (("FCALL", "ab", "0"), b"Ab"),
+    (("FCALL", "AB", "0"), b"Ab"),
+    (("FCALL_RO", "aB", "0"),
+     redis.ResponseError("Can not execute a script with write flag using *_ro command.")),
+    (("FUNCTION", "LOAD", "#!lua name=d2\nserver.register_function('aB', function() end)"),
+     redis.ResponseError("Function aB already exists")),
+    (("FUNCTION", "LOAD", "#!lua name=d3\nserver.register_function('x', function() end)\n"
+      "server.register_function('X', function() end)"), b"d3"),
+    (("FUNCTION", "LOAD", "#!lua name=D1\nserver.register_function('q', function() end)"),
+     b"D1"),
+    (("FUNCTION", "LOAD", "#!lua name=d4\nlocal rf = server.register_function\n"
+      "server.register_function('late', function() return rf('x', function() end) end)"), b"d4"),
+    (("FCALL", "late", "0"),
+     redis.ResponseError("server.register_function can only be called on FUNCTION LOAD command "
+                         "script: late, on @user_function:3.")),
+]
+
+
+def answer(client, cmd):
+    try:
+        return client.execute_command(*cmd)
+    except redis.ResponseError as e:
+        return redis.ResponseError(str(e))
+
+
+def same(a, b):
+    if isinstance(a, Exception) or isinstance(b, Exception):
+        return type(a) is type(b) and str(a) == str(b)
+    return a == b
+
+
+@pytest.mark.parametrize("against", ["expected", "valkey"])
+def test_scripts_and_functions_answer_as_valkey(start_server, request, against):
+    vireo = start_server().client(decode_responses=False)
+    ref = None
+    if against == "valkey":
+        ref = request.getfixturevalue("valkey_process").client(decode_responses=False)
+        ref.flushall()
+        ref.function_flush()
+        ref.script_flush()
+    for cmd, expected in CASES:
+        got = answer(vireo, cmd)
+        want = answer(ref, cmd) if ref is not None else expected
+        assert same(got, want), (cmd, got, want)
