@@ -169,7 +169,7 @@ int Sha1HexFn(lua_State* L) {
 // redis.log(level, ...): the arguments joined by spaces, at that level.
 int Log(lua_State* L) {
   int argc = lua_gettop(L);
-  if (argc < 2) RaiseErrorTable(L, "redis.log() requires two arguments or more.");
+  if (argc < 2) RaiseErrorTable(L, "server.log() requires two arguments or more.");
   if (!lua_isnumber(L, 1)) RaiseErrorTable(L, "First argument must be a number (log level).");
   int level = NumberToInt(lua_tonumber(L, 1));
   if (level < 0 || level > 3) RaiseErrorTable(L, "Invalid log level.");  // Valkey 8's text

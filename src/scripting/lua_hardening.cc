@@ -150,13 +150,40 @@ int JsonTooLarge(lua_State* L) {
                     static_cast<int>(g_max_json_bytes));
 }
 
+// Raises Lua's memory error again (status LUA_ERRMEM, which the engine answers with OOM):
+// the API has no call for it, so the next allocation is made to fail.
+[[noreturn]] void RaiseMemoryError(lua_State* L) {
+  void* ud = nullptr;
+  if (lua_getallocf(L, &ud) == LuaHeapAlloc) static_cast<LuaHeap*>(ud)->fail_next = true;
+  lua_newuserdata(L, 1);
+  lua_error(L);  // another allocator: a plain error carrying the message
+  abort();
+}
+
 // The wrappers' second half: calls the stock function (upvalue 1) with every argument the
-// wrapper got and answers its results.
+// wrapper got and answers its results. An error it raises is raised again from here as if
+// the script had called it directly: at the script's line, and naming the function where
+// stock Lua, called from C, says '?'.
 int CallStock(lua_State* L, int results) {
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, results);
-  return lua_gettop(L);
+  const int rc = lua_pcall(L, lua_gettop(L) - 1, results, 0);
+  if (rc == 0) return lua_gettop(L);
+  if (rc == LUA_ERRMEM) RaiseMemoryError(L);
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    // The name the wrapper was called by, as Lua resolves it (none through pcall).
+    lua_Debug ar;
+    if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.name != nullptr) {
+      lua_pushfstring(L, "to '%s'", ar.name);
+      luaL_gsub(L, lua_tostring(L, -2), "to '?'", lua_tostring(L, -1));
+      lua_replace(L, -3);
+      lua_pop(L, 1);
+    }
+    luaL_where(L, 1);
+    lua_insert(L, -2);
+    lua_concat(L, 2);
+  }
+  return lua_error(L);
 }
 
 // cjson.encode's wrapper: upvalue 1 is lua-cjson's function.
@@ -210,7 +237,10 @@ void* LuaHeapAlloc(void* ud, void* ptr, size_t osize, size_t nsize) {
     return nullptr;
   }
   // osize is 0 for a new block (ptr == nullptr); growth past the limit fails.
-  if (nsize > osize && heap->used + (nsize - osize) > heap->limit) return nullptr;
+  if (nsize > osize && (heap->used + (nsize - osize) > heap->limit || heap->fail_next)) {
+    heap->fail_next = false;
+    return nullptr;
+  }
   void* p = realloc(ptr, nsize);
   if (p == nullptr) return nullptr;
   heap->used = heap->used - osize + nsize;

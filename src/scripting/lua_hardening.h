@@ -19,6 +19,7 @@ namespace vireo {
 struct LuaHeap {
   size_t used = 0;
   size_t limit = static_cast<size_t>(-1);
+  bool fail_next = false;  // the next growth fails: re-raises a memory error (CallStock)
 };
 
 // lua_Alloc over malloc that keeps *static_cast<LuaHeap*>(ud) up to date.

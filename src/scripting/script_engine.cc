@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstring>
 #include <lua.hpp>
+#include <vector>
 
+#include "acl/permission.h"
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "commands/registry.h"
@@ -544,7 +546,7 @@ int ScriptEngine::LuaPcall(lua_State* L) {
 }
 
 int ScriptEngine::SetResp(lua_State* L) {
-  if (lua_gettop(L) != 1) RaiseErrorTable(L, "redis.setresp() requires one argument.");
+  if (lua_gettop(L) != 1) RaiseErrorTable(L, "server.setresp() requires one argument.");
   int v = NumberToInt(lua_tonumber(L, 1));
   if (v != 2 && v != 3) RaiseErrorTable(L, "RESP version must be 2 or 3.");
   run_.resp3 = v == 3;
@@ -557,7 +559,7 @@ int ScriptEngine::LuaSetResp(lua_State* L) {
 
 int ScriptEngine::SetRepl(lua_State* L) {
   // Effects are what gets propagated (always, as in Valkey 7+); the flags are only checked.
-  if (lua_gettop(L) != 1) RaiseErrorTable(L, "redis.set_repl() requires one argument.");
+  if (lua_gettop(L) != 1) RaiseErrorTable(L, "server.set_repl() requires one argument.");
   int v = NumberToInt(lua_tonumber(L, 1));
   if (v < 0 || v > 3) {
     RaiseErrorTable(
@@ -570,16 +572,34 @@ int ScriptEngine::LuaSetRepl(lua_State* L) {
   return static_cast<ScriptEngine*>(lua_touserdata(L, lua_upvalueindex(1)))->SetRepl(L);
 }
 
+// server.acl_check_cmd(command, arg...): whether the script's caller may run it with those
+// arguments (its command, key and channel rules), as ACL checks it, without logging a denial.
 int ScriptEngine::AclCheckCmd(lua_State* L) {
-  if (lua_gettop(L) < 1)
-    RaiseErrorTable(L, "Please specify at least one argument for this call");
+  // Errors longjmp: every check comes before the first object with a destructor.
+  const int argc = lua_gettop(L);
+  if (argc < 1) RaiseErrorTable(L, "Please specify at least one argument for this call");
+  for (int i = 1; i <= argc; ++i) {
+    if (!lua_isstring(L, i)) RaiseErrorTable(L, "Command arguments must be strings or integers");
+  }
   size_t len;
   const char* name = lua_tolstring(L, 1, &len);
-  if (name == nullptr || Commands().Find(std::string_view(name, len)) == nullptr) {
-    RaiseErrorTable(L, "Invalid command passed to server.acl_check_cmd()");
+  const CommandSpec* spec = Commands().Find(std::string_view(name, len));
+  if (spec != nullptr && spec->IsContainer() && argc >= 2) {
+    const char* sub = lua_tolstring(L, 2, &len);
+    spec = spec->FindSubcommand(std::string_view(sub, len));
   }
-  // Only the default user exists: every command is allowed.
-  lua_pushboolean(L, 1);
+  if (spec == nullptr) RaiseErrorTable(L, "Invalid command passed to server.acl_check_cmd()");
+  const Client* caller = server_.executing();
+  bool allowed = true;
+  if (caller != nullptr && caller->acl_user != nullptr) {
+    std::vector<std::string_view> args;
+    for (int i = 1; i <= argc; ++i) {
+      const char* s = lua_tolstring(L, i, &len);
+      args.emplace_back(s, len);
+    }
+    allowed = CheckCommandPermission(*caller->acl_user, *spec, args).denial == AclDenial::kNone;
+  }
+  lua_pushboolean(L, allowed ? 1 : 0);
   return 1;
 }
 

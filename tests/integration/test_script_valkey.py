@@ -1,5 +1,5 @@
 """Scripts and functions answer as valkey-server 8.0.1 does (../shared/reference/): error texts
-of redis.call and server.register_function, NOSCRIPT, SCRIPT SHOW, blocking commands run as if
+of redis.call, server.* and server.register_function, NOSCRIPT, SCRIPT SHOW, blocking commands run as if
 their timeout passed, case-insensitive FCALL. Each case is sent to both servers and the replies
 compared; the expected text is asserted too, so the test means something without the
 reference.
@@ -82,6 +82,33 @@ CASES = [
      b"D1"),
     (("FUNCTION", "LOAD", "#!lua name=d4\nlocal rf = server.register_function\n"
       "server.register_function('late', function() return rf('x', function() end) end)"), b"d4"),
+    (("EVAL", "return redis.setresp()", "0"),
+     redis.ResponseError("server.setresp() requires one argument. script: "
+                         "76da64e28014e7c9ad76db33c3918c53d81a3d7e, on @user_script:1.")),
+    (("EVAL", "return {pcall(redis.set_repl)}", "0"),
+     [None, b"ERR server.set_repl() requires one argument."]),
+    (("EVAL", "return {pcall(redis.log)}", "0"),
+     [None, b"ERR server.log() requires two arguments or more."]),
+    (("EVAL", "return {pcall(redis.acl_check_cmd, 'get', {})}", "0"),
+     [None, b"ERR Command arguments must be strings or integers"]),
+    (("EVAL", "return {redis.acl_check_cmd('config', 'get'), redis.acl_check_cmd('get', 1)}",
+      "0"), [1, 1]),
+    (("EVAL", "return {pcall(redis.acl_check_cmd, 'config', 'nosuch')}", "0"),
+     [None, b"ERR Invalid command passed to server.acl_check_cmd()"]),
+    # Errors of the wrapped stock functions read as if the script called them directly.
+    (("EVAL", "return cjson.decode('[1,2')", "0"),
+     redis.ResponseError("user_script:1: Expected comma or array end but found T_END at "
+                         "character 5 script: c107001b5ba2ff860ee2557f64da37c4767ef4bd, on "
+                         "@user_script:1.")),
+    (("EVAL", "return {pcall(cjson.encode)}", "0"),
+     [None, b"bad argument #1 to '?' (expected 1 argument)"]),
+    (("EVAL", "return {pcall(function() return cjson.encode() end)}", "0"),
+     [None, b"user_script:1: bad argument #1 to 'encode' (expected 1 argument)"]),
+    (("EVAL", "local f = table.insert f({}, 'x', 1)", "0"),
+     redis.ResponseError("user_script:1: bad argument #2 to 'f' (number expected, got string) "
+                         "script: b2eeb10e21a55fb9805856bd47c95172bebebb80, on @user_script:1.")),
+    (("EVAL", "return {pcall(table.insert, {}, 'x', 1)}", "0"),
+     [None, b"bad argument #2 to '?' (number expected, got string)"]),
     (("FCALL", "late", "0"),
      redis.ResponseError("server.register_function can only be called on FUNCTION LOAD command "
                          "script: late, on @user_function:3.")),
@@ -114,3 +141,11 @@ def test_scripts_and_functions_answer_as_valkey(start_server, request, against):
         got = answer(vireo, cmd)
         want = answer(ref, cmd) if ref is not None else expected
         assert same(got, want), (cmd, got, want)
+    # acl_check_cmd answers for the script's caller.
+    for c in [vireo, ref] if ref is not None else [vireo]:
+        c.execute_command("ACL", "SETUSER", "lim", "on", "nopass", "+@all", "-get", "~k*")
+        c.execute_command("AUTH", "lim", "x")
+        assert c.eval("return {redis.acl_check_cmd('get', 'k'), redis.acl_check_cmd('set', 'k', "
+                      "'v'), redis.acl_check_cmd('set', 'other', 'v')}", 0) == [None, 1, None]
+        c.execute_command("AUTH", "default", "x")
+        c.execute_command("ACL", "DELUSER", "lim")
