@@ -178,6 +178,30 @@ TEST(LuaHeapTest, GrowthStopsAtTheLimitAndFreesAlwaysWork) {
   EXPECT_EQ(heap.used, 0u);
 }
 
+TEST(LuaHeapTest, MemoryErrorsInsideWrappedFunctionsStayMemoryErrors) {
+  LuaHeap heap;
+  lua_State* L = lua_newstate(LuaHeapAlloc, &heap);
+  ASSERT_NE(L, nullptr);
+  luaL_openlibs(L);
+  HardenBaseLibrary(L, [](lua_State*) {});
+  lua_pushcfunction(L, luaopen_cjson);
+  lua_call(L, 0, 1);
+  HardenCjson(L);
+  lua_setglobal(L, "cjson");
+  ASSERT_EQ(luaL_dostring(L, "s = string.rep('x', 4e6)"), 0);
+  heap.limit = heap.used + (1u << 20);
+  // lua-cjson builds the text with malloc; pushing it as a Lua string fails inside the stock
+  // function, which the wrapper called in a protected call.
+  ASSERT_EQ(luaL_loadstring(L, "return cjson.encode(s)"), 0);
+  EXPECT_EQ(lua_pcall(L, 0, 1, 0), LUA_ERRMEM);
+  EXPECT_FALSE(heap.fail_next);
+  lua_pop(L, 1);
+  heap.limit = static_cast<size_t>(-1);
+  ASSERT_EQ(luaL_dostring(L, "return #cjson.encode(s)"), 0);
+  EXPECT_EQ(lua_tointeger(L, -1), 4000002);
+  lua_close(L);
+}
+
 TEST(LuaHeapTest, ScriptLimitFollowsMaxmemory) {
   LuaHeap heap;
   heap.used = 1000;
