@@ -18,8 +18,14 @@ namespace {
 constexpr int64_t kLoadTimeoutUs = 500 * 1000;  // as Redis: library code must return quickly
 int64_t g_load_start_us = 0;
 
+constexpr int kLoadHookInstructions = 100000;
+
 void LoadTimeoutHook(lua_State* L, lua_Debug*) {
   if (MonotonicUs() - g_load_start_us > kLoadTimeoutUs) RaiseErrorTable(L, "FUNCTION LOAD timeout");
+  // Heavy allocation brings the hook forward (LuaHeapAlloc); then it goes back to its pace.
+  if (lua_gethookcount(L) != kLoadHookInstructions) {
+    lua_sethook(L, LoadTimeoutHook, LUA_MASKCOUNT, kLoadHookInstructions);
+  }
 }
 
 bool ValidName(std::string_view name) {
@@ -151,7 +157,7 @@ bool FunctionLibraries::Load(std::string_view code, bool replace, std::string* o
   lib.code = std::string(code);
   loading_ = &lib;
   g_load_start_us = MonotonicUs();
-  lua_sethook(L_, LoadTimeoutHook, LUA_MASKCOUNT, 100000);
+  lua_sethook(L_, LoadTimeoutHook, LUA_MASKCOUNT, kLoadHookInstructions);
   engine_.LimitHeap();
   int rc = lua_pcall(L_, 0, 0, -2);
   lua_sethook(L_, nullptr, 0, 0);

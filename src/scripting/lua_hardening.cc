@@ -160,15 +160,10 @@ int JsonTooLarge(lua_State* L) {
   abort();
 }
 
-// The wrappers' second half: calls the stock function (upvalue 1) with every argument the
-// wrapper got and answers its results. An error it raises is raised again from here as if
-// the script had called it directly: at the script's line, and naming the function where
-// stock Lua, called from C, says '?'.
-int CallStock(lua_State* L, int results) {
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  const int rc = lua_pcall(L, lua_gettop(L) - 1, results, 0);
-  if (rc == 0) return lua_gettop(L);
+// Raises again, from the calling C function, an error status rc that a protected call of a
+// stock function returned, as if the script had called that function directly: at the
+// script's line, and naming the function where stock Lua, called from C, says '?'.
+[[noreturn]] void RaiseAgain(lua_State* L, int rc) {
   if (rc == LUA_ERRMEM) RaiseMemoryError(L);
   if (lua_type(L, -1) == LUA_TSTRING) {
     // The name the wrapper was called by, as Lua resolves it (none through pcall).
@@ -183,7 +178,67 @@ int CallStock(lua_State* L, int results) {
     lua_insert(L, -2);
     lua_concat(L, 2);
   }
+  lua_error(L);
+  abort();
+}
+
+// The wrappers' second half: calls the stock function (upvalue 1) with every argument the
+// wrapper got and answers its results; its errors are raised again by RaiseAgain.
+int CallStock(lua_State* L, int results) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  const int rc = lua_pcall(L, lua_gettop(L) - 1, results, 0);
+  if (rc != 0) RaiseAgain(L, rc);
+  return lua_gettop(L);
+}
+
+LuaHeap* HeapOf(lua_State* L) {
+  void* ud = nullptr;
+  return lua_getallocf(L, &ud) == LuaHeapAlloc ? static_cast<LuaHeap*>(ud) : nullptr;
+}
+
+// coroutine.resume(co, ...): the stock function, with the heap's running thread set to co
+// while it runs, so heavy allocation inside the coroutine brings co's count hook forward.
+int TrackedResume(lua_State* L) {
+  lua_State* co = lua_tothread(L, 1);
+  luaL_argcheck(L, co != nullptr, 1, "coroutine expected");
+  LuaHeap* heap = HeapOf(L);
+  lua_State* outer = heap != nullptr ? heap->running : nullptr;
+  if (heap != nullptr) heap->running = co;
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  const int rc = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+  if (heap != nullptr) heap->running = outer;
+  if (rc != 0) RaiseAgain(L, rc);
+  return lua_gettop(L);
+}
+
+// The function coroutine.wrap returns; upvalue 1 is the coroutine, 2 the tracked resume.
+// As stock 5.1's: the coroutine's results, or its error raised again at the caller's line.
+int TrackedWrapCall(lua_State* L) {
+  lua_pushvalue(L, lua_upvalueindex(2));
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  if (lua_toboolean(L, 1)) return lua_gettop(L) - 1;
+  lua_settop(L, 2);
+  if (lua_isstring(L, -1)) {
+    luaL_where(L, 1);
+    lua_insert(L, -2);
+    lua_concat(L, 2);
+  }
   return lua_error(L);
+}
+
+// coroutine.wrap(f): upvalue 1 is coroutine.create, 2 the tracked resume.
+int TrackedWrap(lua_State* L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  lua_pushvalue(L, lua_upvalueindex(2));
+  lua_pushcclosure(L, TrackedWrapCall, 2);
+  return 1;
 }
 
 // cjson.encode's wrapper: upvalue 1 is lua-cjson's function.
@@ -237,9 +292,22 @@ void* LuaHeapAlloc(void* ud, void* ptr, size_t osize, size_t nsize) {
     return nullptr;
   }
   // osize is 0 for a new block (ptr == nullptr); growth past the limit fails.
-  if (nsize > osize && (heap->used + (nsize - osize) > heap->limit || heap->fail_next)) {
-    heap->fail_next = false;
-    return nullptr;
+  if (nsize > osize) {
+    if (heap->used + (nsize - osize) > heap->limit || heap->fail_next) {
+      heap->fail_next = false;
+      return nullptr;
+    }
+    // A few instructions can allocate gigabytes (string.rep in a loop): past each
+    // kHookEveryBytes, the running thread's count hook (the busy-script check) runs at its
+    // next instruction instead of up to 100,000 instructions later. Setting a hook is safe
+    // anywhere; it runs nothing now.
+    heap->since_hook += nsize - osize;
+    if (heap->since_hook >= kHookEveryBytes && heap->running != nullptr) {
+      heap->since_hook = 0;
+      if (lua_Hook hook = lua_gethook(heap->running)) {
+        lua_sethook(heap->running, hook, lua_gethookmask(heap->running), 1);
+      }
+    }
   }
   void* p = realloc(ptr, nsize);
   if (p == nullptr) return nullptr;
@@ -277,6 +345,17 @@ int LoadChunk(lua_State* L, std::string_view code, const char* chunkname) {
 }
 
 void HardenBaseLibrary(lua_State* L, void (*make_view)(lua_State*)) {
+  if (LuaHeap* heap = HeapOf(L)) heap->running = L;
+  lua_getglobal(L, "coroutine");
+  lua_getfield(L, -1, "resume");
+  lua_pushcclosure(L, TrackedResume, 1);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, "resume");
+  lua_getfield(L, -2, "create");
+  lua_insert(L, -2);
+  lua_pushcclosure(L, TrackedWrap, 2);
+  lua_setfield(L, -2, "wrap");
+  lua_pop(L, 1);
   lua_pushcfunction(L, CheckedLoadString);
   lua_setglobal(L, "loadstring");
   lua_pushcfunction(L, CheckedLoad);

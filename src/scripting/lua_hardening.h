@@ -20,7 +20,12 @@ struct LuaHeap {
   size_t used = 0;
   size_t limit = static_cast<size_t>(-1);
   bool fail_next = false;  // the next growth fails: re-raises a memory error (CallStock)
+  // The thread running now (the state, or the coroutine it resumed) and the bytes allocated
+  // since its count hook was last brought forward (see LuaHeapAlloc).
+  lua_State* running = nullptr;
+  size_t since_hook = 0;
 };
+inline constexpr size_t kHookEveryBytes = size_t{64} << 20;
 
 // lua_Alloc over malloc that keeps *static_cast<LuaHeap*>(ud) up to date.
 void* LuaHeapAlloc(void* ud, void* ptr, size_t osize, size_t nsize);
@@ -40,7 +45,8 @@ size_t ScriptHeapLimit(const LuaHeap& heap, uint64_t maxmemory, uint64_t used_me
 int LoadChunk(lua_State* L, std::string_view code, const char* chunkname);
 inline constexpr size_t kMaxChunkBytes = size_t{1} << 30;
 
-// Replaces the base library's loadstring, load and unpack with checked versions, the string
+// Replaces the base library's loadstring, load and unpack with checked versions,
+// coroutine.resume and coroutine.wrap with ones that keep LuaHeap::running, the string
 // library's pattern functions with Vireo's interruptible matcher (lua_pattern_lib.h),
 // table.insert with one that refuses positions below 1, and makes the string
 // metatable read-only (getmetatable('') answers a read-only view of it). Call after the

@@ -202,6 +202,57 @@ TEST(LuaHeapTest, MemoryErrorsInsideWrappedFunctionsStayMemoryErrors) {
   lua_close(L);
 }
 
+// A count hook that stops the script at its first run.
+void StopAtHook(lua_State* L, lua_Debug*) {
+  lua_pushliteral(L, "stopped");
+  lua_error(L);
+}
+
+TEST(LuaHeapTest, HeavyAllocationBringsTheCountHookForward) {
+  LuaHeap heap;
+  lua_State* L = lua_newstate(LuaHeapAlloc, &heap);
+  ASSERT_NE(L, nullptr);
+  luaL_openlibs(L);
+  HardenBaseLibrary(L, [](lua_State*) {});
+  EXPECT_EQ(heap.running, L);
+  // Few instructions, much memory: the hook (due every 10^9 instructions) runs all the same,
+  // in the main thread and inside coroutines.
+  lua_sethook(L, StopAtHook, LUA_MASKCOUNT, 1000000000);
+  for (const char* script :
+       {"for i = 1, 1000 do local s = string.rep('x', 1e6) end",
+        "coroutine.wrap(function() for i = 1, 1000 do local s = string.rep('x', 1e6) end end)()",
+        "local ok, e = coroutine.resume(coroutine.create(function() "
+        "for i = 1, 1000 do local s = string.rep('x', 1e6) end end)) error(e, 0)"}) {
+    ASSERT_EQ(luaL_loadstring(L, script), 0);
+    ASSERT_NE(lua_pcall(L, 0, 0, 0), 0) << script;
+    // (coroutine.wrap adds the caller's position, as stock 5.1 does)
+    EXPECT_TRUE(std::string(lua_tostring(L, -1)).ends_with("stopped")) << script;
+    lua_pop(L, 1);
+    EXPECT_EQ(heap.running, L);
+    lua_sethook(L, StopAtHook, LUA_MASKCOUNT, 1000000000);
+  }
+  lua_sethook(L, nullptr, 0, 0);
+  // Coroutines behave as stock 5.1's.
+  ASSERT_EQ(luaL_dostring(L, "local co = coroutine.wrap(function(a) local b = coroutine.yield(a "
+                             "+ 1) return b * 2 end) return co(1) + co(10)"),
+            0);
+  EXPECT_EQ(lua_tointeger(L, -1), 22);
+  lua_pop(L, 1);
+  ASSERT_EQ(luaL_dostring(L, "local f = coroutine.wrap(function() error('boom') end) "
+                             "return select(2, pcall(f))"),
+            0);
+  EXPECT_TRUE(std::string(lua_tostring(L, -1)).ends_with("...\"]:1: boom"));
+  lua_pop(L, 1);
+  ASSERT_EQ(luaL_dostring(L, "local co = coroutine.create(function() end) coroutine.resume(co) "
+                             "return select(2, coroutine.resume(co))"),
+            0);
+  EXPECT_STREQ(lua_tostring(L, -1), "cannot resume dead coroutine");
+  lua_pop(L, 1);
+  ASSERT_EQ(luaL_dostring(L, "return select(2, pcall(coroutine.resume, 1))"), 0);
+  EXPECT_STREQ(lua_tostring(L, -1), "bad argument #1 to '?' (coroutine expected)");
+  lua_close(L);
+}
+
 TEST(LuaHeapTest, ScriptLimitFollowsMaxmemory) {
   LuaHeap heap;
   heap.used = 1000;

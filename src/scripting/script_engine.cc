@@ -236,6 +236,7 @@ bool ParseNumKeys(CommandContext& ctx, const char* not_a_number, int64_t* numkey
 }  // namespace
 
 void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
+  ctx.server.FeedMonitorsBeforeScript(&ctx.client, ctx.args);
   int64_t numkeys;
   if (!ParseNumKeys(ctx, errors::kNotInteger, &numkeys)) return;
   char sha[41];
@@ -316,6 +317,7 @@ bool ScriptEngine::DeclaredFlags(const std::vector<std::string_view>& args,
 }
 
 void ScriptEngine::Fcall(CommandContext& ctx, bool read_only_command) {
+  ctx.server.FeedMonitorsBeforeScript(&ctx.client, ctx.args);
   const LuaFunction* fn = functions_->Find(ctx.arg(1));
   if (fn == nullptr) {
     ctx.reply.Error("ERR Function not found");
@@ -612,6 +614,11 @@ void ScriptEngine::LuaHook(lua_State* L, lua_Debug*) {
 }
 
 void ScriptEngine::OnHook(lua_State* L) {
+  // Heavy allocation brings the hook forward (LuaHeapAlloc); then it goes back to its pace.
+  if (!run_.killed && lua_gethookcount(L) != kHookInstructions) {
+    lua_sethook(L, reinterpret_cast<lua_Hook>(&ScriptEngine::LuaHook), LUA_MASKCOUNT,
+                kHookInstructions);
+  }
   if (!run_.killed && !run_.timed_out) {
     int64_t elapsed_ms = (MonotonicUs() - run_.start_us) / 1000;
     if (elapsed_ms < BusyThresholdMs(server_)) return;

@@ -1075,8 +1075,12 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
     deferred_pushes_.clear();
     QueueWrite(c);
   }
-  // A command that started waiting is counted, logged and shown to monitors when it finally
-  // runs to completion, as in Valkey.
+  // Monitors see a command once, after its first run (so SELECT shows the new db; a command
+  // that blocked, when it arrived), never admin ones: as Valkey 8.
+  if (!(spec->flags & (kCmdSkipMonitor | kCmdAdmin)) && !monitors_.empty() && rerunning_ != c) {
+    FeedMonitors(c, args);
+  }
+  // A command that started waiting is counted and logged when it finally completes.
   if (c->flags & kClientBlocked) return;
   int64_t duration = MonotonicUs() - start;
   ++spec->stats.calls;
@@ -1092,8 +1096,6 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
     LogCommand(c, args, duration,
                uint64_t{reply_out->size()} - uint64_t{reply_before});
   }
-  // Monitors see the command after it ran (so SELECT shows the new db), never admin ones.
-  if (!(spec->flags & (kCmdSkipMonitor | kCmdAdmin)) && !monitors_.empty()) FeedMonitors(c, args);
   if (c->flags & kClientReplySkip) {
     c->flags &= ~kClientReplySkip;
     c->flags |= kClientReplySkipNext;

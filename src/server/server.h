@@ -277,6 +277,11 @@ class Server {
   // candidate configuration before it is applied. "" or the error text for the reply.
   // name: the (first) tls-* directive being set, for the log.
   std::string ReconfigureTls(const Config& candidate, std::string_view name);
+  // EVAL and FCALL (skip_monitor for Call) show themselves to monitors first, before the
+  // commands their script runs, whatever their outcome: as Valkey 8.
+  void FeedMonitorsBeforeScript(Client* c, const std::vector<std::string_view>& args) {
+    if (!monitors_.empty()) FeedMonitors(c, args);
+  }
 
  private:
   // EnforceOutputLimit for a class that has a limit: the size test, then the close.
@@ -324,6 +329,8 @@ class Server {
   // SHUTDOWN's); a second SIGINT during the wait for replicas exits at once.
   void ShutdownOnSignal();
   void FeedMonitors(Client* c, const std::vector<std::string_view>& args);
+  // Counts a blocked command answered outside its handler (timeout, unblock) in its stats.
+  void CountUnblocked(Client* c, bool failed);
   // The command logs for a command that ran for duration_us and grew its reply buffer by
   // reply_growth (wrapped around when the buffer was flushed meanwhile). Inline, as it runs
   // after every command and usually logs nothing: a threshold of -1 (off) is the largest

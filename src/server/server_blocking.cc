@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "commands/context.h"
+#include "commands/command_table.h"
 #include "common/clock.h"
 #include "replication/replication.h"
 #include "server/server.h"
@@ -69,6 +70,17 @@ void Server::ServeReadyKeys() {
   serving_ready_ = false;
 }
 
+void Server::CountUnblocked(Client* c, bool failed) {
+  // The command that blocked, answered outside its handler (timeout, CLIENT UNBLOCK, a role
+  // change): counted once now, as Valkey does; the time it waited is not execution time.
+  if (c->block == nullptr || c->block->args.empty()) return;
+  const CommandSpec* spec = Commands().Find(c->block->args[0]);
+  if (spec == nullptr) return;
+  ++spec->stats.calls;
+  if (failed) ++spec->stats.failed_calls;
+  ++stats_.total_commands_processed;
+}
+
 void Server::EndBlock(Client* c) {
   if (c->block->on_timeout == BlockTimeoutReply::kReplicaCount) replication_->RemoveWaiter(c);
   c->flags &= ~kClientBlocked;
@@ -120,6 +132,7 @@ void Server::HandleBlockTimeouts() {
   if (now < next) return;
   for (Client* c : blocking_.Expired(now)) {
     ReplyTimeout(*this, c);
+    CountUnblocked(c, false);
     EndBlock(c);
   }
 }
@@ -138,6 +151,7 @@ void Server::UnblockAllForReplicaOf() {
                      "(master -> replica?)");
     }
     c->flags |= kClientCloseAfterReply;
+    CountUnblocked(c, true);
     EndBlock(c);
     QueueWrite(c);
   }
@@ -150,6 +164,7 @@ void Server::UnblockClient(Client* c, bool with_error) {
   } else {
     ReplyTimeout(*this, c);
   }
+  CountUnblocked(c, with_error);
   EndBlock(c);
 }
 

@@ -10,6 +10,8 @@ reports it).
 import pytest
 import redis
 
+from conftest import RespError, wait_for
+
 # Globals a script sees: Valkey 8's, without getfenv, setfenv and newproxy (Vireo removes them:
 # getfenv of a C function answers the writable real globals, newproxy makes userdata with a
 # writable metatable whose __gc runs at close; COMPATIBILITY.md).
@@ -272,6 +274,29 @@ def test_script_outputs_bounded_by_maxmemory(start_server):
     assert r.eval("local s = string.rep('x', 1e7) local t = {} for i = 1, 30 do t[i] = s end "
                   "return #redis.call('mget', 'k', 'k', 'k')", 0) == 3
     alive(r)
+
+
+HEAVY_LOOPS = [
+    "for i = 1, 1e6 do local s = string.rep('x', 1e7) end",
+    "coroutine.wrap(function() for i = 1, 1e6 do local s = string.rep('x', 1e7) end end)()",
+    "local t = {} for i = 1, 1e6 do t[i % 4] = string.rep('y', 1e7) .. i end",
+]
+
+
+@pytest.mark.parametrize("script", HEAVY_LOOPS)
+def test_loops_of_few_heavy_instructions_are_killable(start_server, script):
+    # Each iteration is a few instructions moving 10 MB: the count hook, due every 100,000
+    # instructions, came every ~25,000 iterations (minutes); heavy allocation brings it
+    # forward now, so SCRIPT KILL answers at once.
+    s = start_server("--busy-reply-threshold", "20")
+    runner, other = s.raw(), s.raw()
+    runner.send_command("EVAL", script, "0")
+    wait_for(lambda: str(other.call("PING")).startswith("BUSY "))
+    assert other.call("SCRIPT", "KILL") == "OK"
+    err = runner.read_reply()
+    assert isinstance(err, RespError)
+    assert "Script killed by user with SCRIPT KILL..." in str(err)
+    assert runner.call("PING") == "PONG"
 
 
 def test_script_cache_resets_around_gc_cve_2024_46981(sr):

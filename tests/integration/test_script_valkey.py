@@ -1,8 +1,8 @@
 """Scripts and functions answer as valkey-server 8.0.1 does (../shared/reference/): error texts
-of redis.call, server.* and server.register_function, NOSCRIPT, SCRIPT SHOW, blocking commands run as if
-their timeout passed, case-insensitive FCALL. Each case is sent to both servers and the replies
-compared; the expected text is asserted too, so the test means something without the
-reference.
+of redis.call, server.* and server.register_function, NOSCRIPT, SCRIPT SHOW, blocking commands
+run as if their timeout passed, case-insensitive FCALL. Each case is sent to both servers and
+the replies compared; the expected text is asserted too, so the test means something without
+the reference.
 """
 
 import pytest
@@ -28,7 +28,8 @@ CASES = [
     (("SCRIPT", "SHOW", "EAD1A9936A354498741CEA8D53EF4EAD83FE0FA2"), b"return 'shown'"),
     (("SCRIPT", "SHOW", "ffffffffffffffffffffffffffffffffffffffff"),
      redis.ResponseError("No matching script.")),
-    (("SCRIPT", "SHOW"), redis.ResponseError("wrong number of arguments for 'script|show' command")),
+    (("SCRIPT", "SHOW"),
+     redis.ResponseError("wrong number of arguments for 'script|show' command")),
     (("EVAL", "return redis.call('blpop', 'nokey', 0)", "0"), None),
     (("EVAL", "return redis.call('brpop', 'nokey', 1)", "0"), None),
     (("EVAL", "return redis.call('brpoplpush', 'a', 'b', 0)", "0"), None),
