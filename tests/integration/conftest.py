@@ -567,6 +567,21 @@ def wait_for(predicate, timeout=10.0):
     raise AssertionError("condition not reached within %ss" % timeout)
 
 
+def kill_busy_script(server, *command, kill=("SCRIPT", "KILL")):
+    """Sends command (an EVAL or FCALL that runs on) from one connection, waits until another
+    gets BUSY, stops it with kill and returns the runner's error reply; both connections must
+    work again after. The server needs a short --busy-reply-threshold."""
+    runner, other = server.raw(), server.raw()
+    runner.send_command(*command)
+    wait_for(lambda: str(other.call("PING")).startswith("BUSY "))
+    assert other.call(*kill) == "OK"
+    err = runner.read_reply()
+    assert isinstance(err, RespError), err
+    assert other.call("PING") == "PONG"
+    assert runner.call("PING") == "PONG"
+    return str(err)
+
+
 def redis_cli(server, *args, input=None, check=True, timeout=30):
     """Run /usr/bin/redis-cli against `server` and return its stdout (text)."""
     cmd = [REDIS_CLI, "-h", server.host, "-p", str(server.port), *map(str, args)]

@@ -11,7 +11,7 @@ import random
 import pytest
 import redis
 
-from conftest import RespError, wait_for
+from conftest import kill_busy_script
 
 
 # Runs groups of ARGV (function, subject, pattern, arg3, arg4) and answers each result as
@@ -148,27 +148,14 @@ BACKTRACKING = [
 @pytest.mark.parametrize("script", BACKTRACKING)
 def test_backtracking_match_is_stopped_by_script_kill(start_server, script):
     s = start_server("--busy-reply-threshold", "20")
-    runner, other = s.raw(), s.raw()
-    runner.send_command("EVAL", script, "0")
-    wait_for(lambda: str(other.call("PING")).startswith("BUSY "))
-    assert other.call("SCRIPT", "KILL") == "OK"
-    err = runner.read_reply()
-    assert isinstance(err, RespError)
-    assert str(err).startswith("ERR Script killed by user with SCRIPT KILL... script: ")
-    assert other.call("PING") == "PONG"
-    assert runner.call("PING") == "PONG"
+    err = kill_busy_script(s, "EVAL", script, "0")
+    assert err.startswith("ERR Script killed by user with SCRIPT KILL... script: ")
 
 
 def test_backtracking_match_in_a_function_is_stopped_by_function_kill(start_server):
     s = start_server("--busy-reply-threshold", "20")
-    runner, other = s.raw(), s.raw()
-    assert runner.call("FUNCTION", "LOAD", "#!lua name=slow\nserver.register_function('slow', "
-                       "function() return string.find(string.rep('a', 40), "
-                       "string.rep('a*', 30) .. 'b') end)") == b"slow"
-    runner.send_command("FCALL", "slow", "0")
-    wait_for(lambda: str(other.call("PING")).startswith("BUSY "))
-    assert other.call("FUNCTION", "KILL") == "OK"
-    err = runner.read_reply()
-    assert isinstance(err, RespError)
-    assert str(err).startswith("ERR Script killed by user with FUNCTION KILL...")
-    assert runner.call("PING") == "PONG"
+    assert s.client().function_load(
+        "#!lua name=slow\nserver.register_function('slow', function() return string.find("
+        "string.rep('a', 40), string.rep('a*', 30) .. 'b') end)") in ("slow", b"slow")
+    err = kill_busy_script(s, "FCALL", "slow", "0", kill=("FUNCTION", "KILL"))
+    assert err.startswith("ERR Script killed by user with FUNCTION KILL...")

@@ -10,7 +10,7 @@ reports it).
 import pytest
 import redis
 
-from conftest import RespError, wait_for
+from conftest import kill_busy_script
 
 # Globals a script sees: Valkey 8's, without getfenv, setfenv and newproxy (Vireo removes them:
 # getfenv of a C function answers the writable real globals, newproxy makes userdata with a
@@ -289,14 +289,7 @@ def test_loops_of_few_heavy_instructions_are_killable(start_server, script):
     # instructions, came every ~25,000 iterations (minutes); heavy allocation brings it
     # forward now, so SCRIPT KILL answers at once.
     s = start_server("--busy-reply-threshold", "20")
-    runner, other = s.raw(), s.raw()
-    runner.send_command("EVAL", script, "0")
-    wait_for(lambda: str(other.call("PING")).startswith("BUSY "))
-    assert other.call("SCRIPT", "KILL") == "OK"
-    err = runner.read_reply()
-    assert isinstance(err, RespError)
-    assert "Script killed by user with SCRIPT KILL..." in str(err)
-    assert runner.call("PING") == "PONG"
+    assert "Script killed by user with SCRIPT KILL..." in kill_busy_script(s, "EVAL", script, "0")
 
 
 def test_script_cache_resets_around_gc_cve_2024_46981(sr):
