@@ -150,7 +150,11 @@ def test_float_increments_and_geo_reply_as_valkey(pair, protocol):
              ("GEOSEARCH", "g", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "ASC",
               "WITHDIST", "WITHCOORD", "WITHHASH"),
              ("GEORADIUS", "g", "15", "37", "20000", "km", "ASC", "WITHDIST", "WITHCOORD"),
-             ("ZSCORE", "g", "Palermo"), ("ZRANGE", "g", "0", "-1", "WITHSCORES")]
+             ("ZSCORE", "g", "Palermo"), ("ZRANGE", "g", "0", "-1", "WITHSCORES"),
+             # distances stored as scores: listpack text and replies
+             ("GEOSEARCHSTORE", "gd", "g", "FROMLONLAT", "15", "37", "BYRADIUS", "20000", "km",
+              "ASC", "STOREDIST"),
+             ("ZSCAN", "gd", "0"), ("ZRANGE", "gd", "0", "-1", "WITHSCORES")]
     assert_same(pair, protocol, cmds)
 
 
