@@ -174,20 +174,7 @@ RankSpan LexSpan(const ZSet& z, const LexRange& r) {
   return s;
 }
 
-void ReplyScore(CommandContext& ctx, double score) {
-  // ReplyBuilder::Double's formatting, without its string allocation and with the integer
-  // fast path (scores are mostly integral).
-  char buf[40];
-  if (!ctx.reply.Resp3()) {
-    ctx.reply.Bulk(std::string_view(buf, zlp::FormatScore(buf, score)));
-    return;
-  }
-  buf[0] = ',';
-  size_t n = 1 + zlp::FormatScore(buf + 1, score);
-  buf[n++] = '\r';
-  buf[n++] = '\n';
-  ctx.reply.Raw(std::string_view(buf, n));
-}
+void ReplyScore(CommandContext& ctx, double score) { ctx.reply.Double(score); }
 
 void ReplyElementsHeader(CommandContext& ctx, size_t count, bool with_scores) {
   ctx.reply.Array(with_scores && !ctx.reply.Resp3() ? 2 * count : count);
@@ -413,15 +400,16 @@ void CmdZRank(CommandContext& ctx) { RankGeneric(ctx, false); }
 void CmdZRevRank(CommandContext& ctx) { RankGeneric(ctx, true); }
 
 // DEBUG DIGEST: members and scores in order (the order is canonical, the encoding is not seen).
+// Vireo's digest is its own, not Valkey's: scores stay in "%.17g" so digests stay as they were.
 void DigestZSet(const Entry* e, unsigned char out[kDigestSize]) {
   ZSet z = ZSet::Of(e);
   std::string buf;
-  char sbuf[32];
+  char sbuf[kDoubleTextSize];
   for (ZSet::Iterator it = z.Seek(0); it.Valid(); it.Next()) {
     std::string_view m = it.Member();
     buf.assign(m.data(), m.size());
     buf.push_back('\0');
-    buf.append(sbuf, zlp::FormatScore(sbuf, it.Score()));
+    buf.append(sbuf, FormatDoubleG17To(sbuf, it.Score()));
     MixDigest(out, buf);
   }
 }

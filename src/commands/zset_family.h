@@ -47,7 +47,7 @@ struct RankSpan {
 RankSpan ScoreSpan(const ZSet& z, const ScoreRange& r);
 RankSpan LexSpan(const ZSet& z, const LexRange& r);
 
-// A score reply: bulk "%.17g" text in RESP2, a double in RESP3.
+// A score reply (ReplyBuilder::Double): bulk text in RESP2, a double in RESP3.
 void ReplyScore(CommandContext& ctx, double score);
 // Replies count elements: members alone, or member/score pairs (flat in RESP2, [member,
 // score] pairs in RESP3, as Valkey's range replies do).

@@ -174,7 +174,8 @@ void CmdZScan(CommandContext& ctx) {
     do {
       cursor = z.Scan(cursor, [&](std::string_view member, double score) {
         seen += 2;
-        collect(member, std::string_view(sbuf, zlp::FormatScore(sbuf, score)));
+        // Valkey 8 still formats these with "%.17g".
+        collect(member, std::string_view(sbuf, FormatDoubleG17To(sbuf, score)));
       });
     } while (cursor != 0 && --max_steps != 0 && seen < want);
   }

@@ -8,9 +8,9 @@
 #include <string>
 
 // Expected values in tests that name a command were observed from redis-server 7.0.15:
-// integers through SET + INCR / DECRBY 0, doubles through ZADD + ZSCORE, long doubles through
-// SET + INCRBYFLOAT, memory sizes through CONFIG SET maxmemory + CONFIG GET. ParseUint64 has no
-// command of its own and follows the same strict rules as ParseInt64.
+// integers through SET + INCR / DECRBY 0, long doubles through SET + INCRBYFLOAT, memory sizes
+// through CONFIG SET maxmemory + CONFIG GET. ParseUint64 has no command of its own and follows the
+// same strict rules as ParseInt64.
 
 namespace vireo {
 namespace {
@@ -103,22 +103,22 @@ TEST(Numbers, ParseUint64) {
   }
 }
 
-// ZADD z <in> m, then ZSCORE z m: parsing and RESP2 formatting together.
+// ZADD z <in> m, then ZSCORE z m on Valkey 8.0.1: parsing and RESP2 formatting together.
 TEST(Numbers, ParseDoubleThenFormatMatchesZscore) {
   struct Case {
     const char* in;
     const char* zscore;
   };
   const Case cases[] = {
-      {"1.1", "1.1000000000000001"},
+      {"1.1", "1.1"},
       {"3", "3"},
       {"1e20", "1e+20"},
       {"1e21", "1e+21"},
       {"1e15", "1000000000000000"},
       {"1e16", "10000000000000000"},
-      {"1e17", "1e+17"},
-      {"123456789012345678", "1.2345678901234568e+17"},
-      {"0.1", "0.10000000000000001"},
+      {"1e17", "100000000000000000"},
+      {"123456789012345678", "123456789012345680"},
+      {"0.1", "0.1"},
       {"0", "0"},
       {".5", "0.5"},
       {"5.", "5"},
@@ -128,9 +128,9 @@ TEST(Numbers, ParseDoubleThenFormatMatchesZscore) {
       {"12345.678", "12345.678"},
       {"0.30000000000000004", "0.30000000000000004"},
       {"0.0001", "0.0001"},
-      {"1e-5", "1.0000000000000001e-05"},
-      {"1.5e-7", "1.4999999999999999e-07"},
-      {"1e-17", "1.0000000000000001e-17"},
+      {"1e-5", "0.00001"},
+      {"1.5e-7", "1.5e-7"},
+      {"1e-17", "1e-17"},
       {"inf", "inf"},
       {"+inf", "inf"},
       {"-inf", "-inf"},
@@ -139,8 +139,8 @@ TEST(Numbers, ParseDoubleThenFormatMatchesZscore) {
       {"-infinity", "-inf"},
       {"0x10", "16"},  // strtod's hex forms pass through Valkey too.
       {"0x1p3", "8"},
-      {"1e-310", "9.9999999999999694e-311"},  // Denormal: ERANGE, but not zero, so kept.
-      {"4.9e-324", "4.9406564584124654e-324"},
+      {"1e-310", "1e-310"},  // Denormal: ERANGE, but not zero, so kept.
+      {"4.9e-324", "5e-324"},
       {"1.7976931348623157e308", "1.7976931348623157e+308"},
       {"2.2250738585072014e-308", "2.2250738585072014e-308"},
   };
@@ -185,7 +185,9 @@ TEST(Numbers, FormatDoubleSpecials) {
   EXPECT_EQ(FormatDouble(-0.0), "-0");  // ZSCORE of a skiplist-encoded member added as -0.
   EXPECT_EQ(FormatDouble(std::numeric_limits<double>::infinity()), "inf");
   EXPECT_EQ(FormatDouble(-std::numeric_limits<double>::infinity()), "-inf");
-  EXPECT_EQ(FormatDouble(std::numeric_limits<double>::denorm_min()), "4.9406564584124654e-324");
+  EXPECT_EQ(FormatDouble(std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(FormatDouble(-std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(FormatDouble(std::numeric_limits<double>::denorm_min()), "5e-324");
   EXPECT_EQ(FormatDouble(-std::numeric_limits<double>::max()), "-1.7976931348623157e+308");
   EXPECT_EQ(FormatDouble(2.0), "2");
   EXPECT_EQ(FormatDouble(-2.5), "-2.5");

@@ -1,6 +1,5 @@
 #include "protocol/reply_builder.h"
 
-#include <cmath>
 #include <cstring>
 
 #include "common/numbers.h"
@@ -110,17 +109,16 @@ void ReplyBuilder::Set(size_t n) { Header(resp3_ ? '~' : '*', static_cast<int64_
 void ReplyBuilder::Push(size_t n) { Header(resp3_ ? '>' : '*', static_cast<int64_t>(n)); }
 
 void ReplyBuilder::Double(double v) {
+  char buf[kDoubleTextSize + 3];
   if (!resp3_) {
-    Bulk(FormatDouble(v));
+    Bulk(std::string_view(buf, FormatDoubleTo(buf, v)));
     return;
   }
-  out_->push_back(',');
-  if (std::isinf(v)) {
-    out_->append(v > 0 ? "inf" : "-inf");
-  } else {
-    out_->append(FormatDouble(v));
-  }
-  out_->append("\r\n", 2);
+  buf[0] = ',';
+  size_t n = 1 + FormatDoubleTo(buf + 1, v);
+  buf[n++] = '\r';
+  buf[n++] = '\n';
+  out_->append(buf, n);
 }
 
 void ReplyBuilder::Bool(bool v) {

@@ -1,8 +1,6 @@
 #include "store/zset_listpack.h"
 
-#include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -14,33 +12,15 @@ namespace vireo::zlp {
 namespace {
 
 // A score as Valkey stores it in a listpack: integral values within +-2^62 as integers (so
-// -0 is stored as 0), everything else as "%.17g" text.
+// -0 is stored as 0), everything else as text in its reply form (FormatDoubleDtoaTo's, which
+// is FormatDoubleTo's for these values).
 std::string_view StoredScore(char* buf, double score) {
-  constexpr double kLimit = static_cast<double>(INT64_MAX / 2);
-  if (score >= -kLimit && score <= kLimit) {
-    int64_t i = static_cast<int64_t>(score);
-    if (static_cast<double>(i) == score) return {buf, FormatInt64To(buf, i)};
-  }
-  return {buf, FormatScore(buf, score)};
+  int64_t i;
+  if (DoubleToInt64Exact(score, &i)) return {buf, FormatInt64To(buf, i)};
+  return {buf, FormatDoubleDtoaTo(buf, score)};
 }
 
 }  // namespace
-
-size_t FormatScore(char* buf, double score) {
-  if (std::isinf(score)) {
-    const char* s = score > 0 ? "inf" : "-inf";
-    size_t n = std::strlen(s);
-    std::memcpy(buf, s, n);
-    return n;
-  }
-  // Integral scores are the common case and "%.17g" prints them as plain digits: skip printf.
-  // (-0 is left to printf, which keeps its sign as Valkey does.)
-  if (score >= -1e15 && score <= 1e15 && !(score == 0 && std::signbit(score))) {
-    int64_t i = static_cast<int64_t>(score);
-    if (static_cast<double>(i) == score) return FormatInt64To(buf, i);
-  }
-  return static_cast<size_t>(std::snprintf(buf, 32, "%.17g", score));
-}
 
 double ScoreAt(const unsigned char* p) {
   lp::Value v = lp::Get(p);

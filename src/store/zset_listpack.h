@@ -1,6 +1,6 @@
 // A small sorted set packed in one listpack: member, score, member, score... ordered by score
 // then member, scores written exactly as Valkey writes them (integers as listpack integers,
-// other values as "%.17g" text), so the blob is the one RDB files carry.
+// other values as text in Valkey 8's reply form), so the blob is the one RDB files carry.
 #pragma once
 
 #include <cstddef>
@@ -10,8 +10,6 @@
 
 namespace vireo::zlp {
 
-// Formats score as Valkey prints it in replies ("%.17g", "inf", "-inf"); buf >= 32 bytes.
-size_t FormatScore(char* buf, double score);
 // The score held by the element at p (a score element).
 double ScoreAt(const unsigned char* p);
 // The score element's text as stored (ZSCAN replies it as is); buf >= 24 bytes.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/numbers.h"
 #include "store/memory.h"
 #include "store/zset_listpack.h"
 
@@ -308,7 +309,7 @@ double ZSet::Iterator::Score() const {
 
 std::string_view ZSet::Iterator::ScoreText(char* buf) const {
   if (lp_ != nullptr) return zlp::ScoreTextAt(lp::Next(lp_, p_), buf);
-  return {buf, zlp::FormatScore(buf, it_.Get()->score)};
+  return {buf, FormatDoubleG17To(buf, it_.Get()->score)};
 }
 
 void ZSet::Iterator::Next() {

@@ -113,7 +113,8 @@ class ZSet::Iterator {
   bool Valid() const { return lp_ != nullptr ? p_ != nullptr : it_.Valid(); }
   std::string_view Member();
   double Score() const;
-  // The score as ZSCAN shows it: a listpack's stored text, else Valkey's "%.17g"; buf >= 32.
+  // The score as ZSCAN shows it: a listpack's stored text, else "%.17g" (FormatDoubleG17To,
+  // still Valkey 8's form there); buf >= kDoubleTextSize.
   std::string_view ScoreText(char* buf) const;
   void Next();
   void Prev();

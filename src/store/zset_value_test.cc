@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/numbers.h"
 #include "store/zset_listpack.h"
 
 namespace vireo {
@@ -173,7 +174,9 @@ TEST(ZSetValueTest, ListPackStoresScoresAsValkeyDoes) {
   Add(&o.z, "big", 1e17, l);
   Add(&o.z, "huge", 1e19, l);
   Add(&o.z, "half", 0.5, l);
-  char buf[32];
+  Add(&o.z, "tenth", 0.1, l);
+  Add(&o.z, "grisu", 1e23, l);
+  char buf[kDoubleTextSize];
   std::map<std::string, std::string> text;
   for (ZSet::Iterator it = o.z.Seek(0); it.Valid(); it.Next()) {
     text[std::string(it.Member())] = std::string(it.ScoreText(buf));
@@ -182,11 +185,27 @@ TEST(ZSetValueTest, ListPackStoresScoresAsValkeyDoes) {
   EXPECT_EQ(text["big"], "100000000000000000");
   EXPECT_EQ(text["huge"], "1e+19");
   EXPECT_EQ(text["half"], "0.5");
-  EXPECT_EQ(std::string(buf, zlp::FormatScore(buf, -0.0)), "-0");
-  EXPECT_EQ(std::string(buf, zlp::FormatScore(buf, 1e17)), "1e+17");
-  EXPECT_EQ(std::string(buf, zlp::FormatScore(buf, 0.1)), "0.10000000000000001");
-  EXPECT_EQ(std::string(buf, zlp::FormatScore(buf, -INFINITY)), "-inf");
-  EXPECT_EQ(std::string(buf, zlp::FormatScore(buf, 123456789012345.0)), "123456789012345");
+  EXPECT_EQ(text["tenth"], "0.1");                      // Valkey 8's text, not "%.17g"
+  EXPECT_EQ(text["grisu"], "99999999999999990000000");  // fpconv's digits, not the shortest
+
+  // A skiplist has no stored text: ZSCAN shows "%.17g" there, as Valkey 8 still does.
+  ZSetLimits none = Limits(0, 0);
+  Owned s(ZSet::Create(1, none));
+  Add(&s.z, "negzero", -0.0, none);
+  Add(&s.z, "big", 1e17, none);
+  Add(&s.z, "tenth", 0.1, none);
+  Add(&s.z, "minf", -INFINITY, none);
+  Add(&s.z, "int", 123456789012345.0, none);
+  ASSERT_EQ(s.z.encoding(), Encoding::kSkipList);
+  text.clear();
+  for (ZSet::Iterator it = s.z.Seek(0); it.Valid(); it.Next()) {
+    text[std::string(it.Member())] = std::string(it.ScoreText(buf));
+  }
+  EXPECT_EQ(text["negzero"], "-0");
+  EXPECT_EQ(text["big"], "1e+17");
+  EXPECT_EQ(text["tenth"], "0.10000000000000001");
+  EXPECT_EQ(text["minf"], "-inf");
+  EXPECT_EQ(text["int"], "123456789012345");
 }
 
 // The same random operations on both encodings give the same answers.

@@ -5,7 +5,10 @@ Starts the reference (/usr/bin/redis-server) and the server under test on free 1
 with `--save "" --appendonly no`, then, for a bounded time, runs episodes: FLUSHALL, a random
 number of generated commands (see generators.py), and an audit of every key in databases 0-3.
 Episodes use RESP2 or RESP3 (HELLO 3). Replies are compared exactly, except where a command's
-comparison mode says otherwise. On the first mismatch it prints the seed, the command, both
+comparison mode says otherwise, and for doubles: Vireo prints them as Valkey 8 does (the shortest
+digits that read back, "0.1"), Redis 7.0 with "%.17g" ("0.10000000000000001"), so two double
+texts that read back to the same double are equal: RESP3 doubles anywhere, bulk strings in the
+replies of the commands that reply scores (SCORE_REPLIES) and ZSCAN's scores. On the first mismatch it prints the seed, the command, both
 replies and the commands before it, shrinks the episode to a short reproduction, and exits 1.
 
   run_compat.py --server build/vireo-server [--seconds 90 | --long] [--seed N]
@@ -14,6 +17,7 @@ replies and the commands before it, shrinks the episode to a short reproduction,
 
 import argparse
 import ctypes
+import math
 import os
 import random
 import re
@@ -268,8 +272,62 @@ def fmt(reply, indent=0):
     if t in ("bad SCAN reply", "SCAN did not finish"):
         return f"{pad}({t}) {v.decode(errors='replace')}"
     if t == "scan":
-        return f"{pad}(full SCAN) " + " ".join(format_args([k]) for k in v)
+        return f"{pad}(full SCAN) " + " ".join(
+            format_args(list(k) if isinstance(k, tuple) else [k]) for k in v)
     return f"{pad}{reply!r}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Doubles: Valkey 8's text against Redis 7.0's "%.17g"
+
+# Commands whose replies carry scores as bulk strings (RESP2, and ZSCAN in RESP3 too).
+SCORE_REPLIES = frozenset(
+    b"ZSCORE ZMSCORE ZINCRBY ZADD ZRANGE ZRANGEBYSCORE ZREVRANGE ZREVRANGEBYSCORE ZUNION ZINTER "
+    b"ZDIFF ZPOPMIN ZPOPMAX BZPOPMIN BZPOPMAX ZMPOP BZMPOP ZRANDMEMBER ZRANK ZREVRANK".split())
+DOUBLE_TEXT = re.compile(rb"-?(?:inf|[0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?)")
+
+
+def same_double(a, b):
+    """a and b (bytes) are both double texts that read back to the same double, sign of zero
+    included."""
+    if a is None or b is None or not (DOUBLE_TEXT.fullmatch(a) and DOUBLE_TEXT.fullmatch(b)):
+        return False
+    x, y = float(a), float(b)
+    return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
+
+
+def equal_but_doubles(ref, dut, bulks):
+    """Tagged replies of the same shape that differ at most in double texts: RESP3 doubles,
+    and bulk strings where `bulks`."""
+    if ref == dut:
+        return True
+    t = ref[0]
+    if t != dut[0] or len(ref) != len(dut):
+        return False
+    if t == ",":
+        return same_double(ref[1], dut[1])
+    if t == "$":
+        return bulks and same_double(ref[1], dut[1])
+    if t in ("*", ">", "~", "%"):
+        a, b = ref[1], dut[1]
+        if a is None or b is None or len(a) != len(b):
+            return False
+        if t == "%":
+            a = [x for kv in a for x in kv]
+            b = [x for kv in b for x in kv]
+        return all(equal_but_doubles(x, y, bulks) for x, y in zip(a, b))
+    return False
+
+
+def same_reply(cmd, ref, dut):
+    if ref == dut:
+        return True
+    name = cmd.args[0].upper() if cmd.args else b""
+    if ref[0] == "scan" and dut[0] == "scan" and name == b"ZSCAN":
+        # (member, score) pairs in member order.
+        return len(ref[1]) == len(dut[1]) and all(
+            m1 == m2 and same_double(s1, s2) for (m1, s1), (m2, s2) in zip(ref[1], dut[1]))
+    return equal_but_doubles(ref, dut, name in SCORE_REPLIES)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -347,7 +405,11 @@ class Pair:
             if reply[0] != "*" or len(reply[1]) != 2 or reply[1][1][0] not in ("*", "~"):
                 return ("bad SCAN reply", fmt(reply).encode())
             cursor = reply[1][0][1]
-            keys.update(k[1] for k in reply[1][1][1])
+            items = [k[1] for k in reply[1][1][1]]
+            if template[0].upper() == b"ZSCAN" and len(items) % 2 == 0:
+                keys.update(zip(items[::2], items[1::2]))  # scores stay with their members
+            else:
+                keys.update(items)
             if cursor == b"0":
                 return ("scan", tuple(sorted(keys)))
         return ("SCAN did not finish", b"")
@@ -376,7 +438,7 @@ def compare(cmd, ref, dut):
         if not ok:
             raise Mismatch(cmd, ref, dut, "HELLO replies differ in type or proto")
         return ref
-    if ref != dut:
+    if not same_reply(cmd, ref, dut):
         raise Mismatch(cmd, ref, dut)
     return ref
 
@@ -427,7 +489,7 @@ def replay(ref, dut, cmds):
         r1, r2 = pair.run(cmds[-1])
         if cmds[-1].mode == "hello":
             return r1[0] != r2[0] or _hello_proto(r1) != _hello_proto(r2)
-        return r1 != r2
+        return not same_reply(cmds[-1], r1, r2)
     except Exception:
         return False
     finally:

@@ -85,7 +85,7 @@ class RawConnection:
     bulk string -> bytes, null (any kind) -> None, array -> list, double -> float,
     boolean -> bool, map -> dict, set -> set (list if elements are unhashable),
     push -> Push, verbatim -> Verbatim. Attributes (`|`) are stored in .last_attributes and
-    skipped.
+    skipped. read_raw_reply() gives one whole reply as the exact bytes sent instead.
     """
 
     def __init__(self, host, port, timeout=10.0):
@@ -143,6 +143,21 @@ class RawConnection:
     def read_line(self):
         """One raw line without its CRLF (for checking exact bytes)."""
         return self._line()
+
+    def read_raw_reply(self):
+        """One whole reply as the exact bytes the server sent (attributes included)."""
+        line = self._line()
+        raw = line + b"\r\n"
+        t, rest = line[:1], line[1:]
+        if t in (b"$", b"!", b"=") and int(rest) >= 0:
+            raw += self._exact(int(rest)) + b"\r\n"
+        elif t in (b"*", b">", b"~") and int(rest) >= 0:
+            raw += b"".join(self.read_raw_reply() for _ in range(int(rest)))
+        elif t in (b"%", b"|"):
+            raw += b"".join(self.read_raw_reply() for _ in range(2 * int(rest)))
+            if t == b"|":
+                raw += self.read_raw_reply()
+        return raw
 
     def read_reply(self):
         line = self._line()

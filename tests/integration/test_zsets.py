@@ -38,7 +38,9 @@ def test_add_range_score(server, r):
     assert r.zrange("z", 0, -1, withscores=True) == [("c", -3.0), ("a", 1.0), ("b", 2.5)]
     assert r.zscore("z", "b") == 2.5
     assert r.zincrby("z", 0.1, "a") == pytest.approx(1.1)
-    assert server.raw().call("ZSCORE", "z", "a") == b"1.1000000000000001"
+    # Valkey 8 prints the shortest digits that read back; Redis 7.0 prints "%.17g".
+    want = b"1.1000000000000001" if "redis-server" in SERVER_BINARY else b"1.1"
+    assert server.raw().call("ZSCORE", "z", "a") == want
     assert r.zrangebyscore("z", "(1", "+inf") == ["a", "b"]
     assert r.zrevrange("z", 0, 0) == ["b"]
     assert r.zcard("z") == 3
