@@ -449,11 +449,11 @@ int ScriptEngine::CallCommand(lua_State* L) {
   for (int i = 1; i <= argc; ++i) {
     int t = lua_type(L, i);
     if (t == LUA_TNUMBER) {
-      // Not lua_tolstring: Lua's "%.14g" loses precision.
-      char buf[64];
-      int n = snprintf(buf, sizeof(buf), "%.17g", lua_tonumber(L, i));
+      // Not lua_tolstring (Lua's "%.14g" loses precision): as Valkey 8, an integer within
+      // +-2^62, else fpconv's text ("0.1", "1e-7", "-nan").
+      char buf[kDoubleTextSize];
       std::string& s = num_args_[static_cast<size_t>(i - 1)];
-      s.assign(buf, static_cast<size_t>(n));
+      s.assign(buf, FormatLuaNumberTo(buf, lua_tonumber(L, i)));
       args.emplace_back(s);
     } else if (t == LUA_TSTRING) {
       size_t len;

@@ -110,6 +110,11 @@ CASES = [
                          "script: b2eeb10e21a55fb9805856bd47c95172bebebb80, on @user_script:1.")),
     (("EVAL", "return {pcall(table.insert, {}, 'x', 1)}", "0"),
      [None, b"bad argument #2 to '?' (number expected, got string)"]),
+    # Lua numbers as redis.call arguments: Valkey 8's text, not %.17g.
+    (("EVAL", "local t = {} for i, v in ipairs({0.1, 1/3, 1e17, 2^62, 1e-7, -0.0, 1/0, 1e23}) "
+      "do redis.call('set', 'n', v) t[i] = redis.call('get', 'n') end return t", "0"),
+     [b"0.1", b"0.3333333333333333", b"100000000000000000", b"4611686018427387904", b"1e-7",
+      b"0", b"-inf", b"99999999999999990000000"]),  # sic: Valkey 8.0.1 prints 1/0 so
     (("FCALL", "late", "0"),
      redis.ResponseError("server.register_function can only be called on FUNCTION LOAD command "
                          "script: late, on @user_function:3.")),
