@@ -27,6 +27,15 @@ void ConfigureLog(const std::string& level, const std::string& file) {
   g_file = file;
 }
 
+void LogRaw(const char* text) {
+  if (LogLevel::kNotice < g_level) return;
+  FILE* out = g_file.empty() ? stdout : fopen(g_file.c_str(), "a");
+  if (out == nullptr) return;
+  fputs(text, out);
+  fflush(out);
+  if (out != stdout) fclose(out);
+}
+
 void LogAt(LogLevel level, const char* fmt, ...) {
   if (level < g_level) return;
   char msg[1024];

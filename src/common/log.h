@@ -14,6 +14,9 @@ void ConfigureLog(const std::string& level, const std::string& file);
 // The role letter of each line, as Valkey's: 'M' primary, 'S' replica.
 void SetLogRole(char role);
 void LogAt(LogLevel level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// Writes text as it is, without the pid/role/time prefix (the start-up banner), at notice
+// level.
+void LogRaw(const char* text);
 #define LogDebug(...) ::vireo::LogAt(::vireo::LogLevel::kDebug, __VA_ARGS__)
 #define LogVerbose(...) ::vireo::LogAt(::vireo::LogLevel::kVerbose, __VA_ARGS__)
 #define LogNotice(...) ::vireo::LogAt(::vireo::LogLevel::kNotice, __VA_ARGS__)

@@ -15,6 +15,7 @@
 #include "server/config.h"
 #include "server/fd_limit.h"
 #include "server/server.h"
+#include "server/startup_log.h"
 #include "server/supervise.h"
 #include "store/memory.h"
 
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
   config.maxclients = maxclients;
   const char* clock_name = vireo::InitMonotonicClock();
   if (config.daemonize) Daemonize();
+  vireo::LogStarting(argc == 1);
   if (!config.pidfile.empty()) {
     std::ofstream pid(config.pidfile);
     pid << getpid() << "\n";
@@ -100,6 +102,7 @@ int main(int argc, char** argv) {
   vireo::RegisterAllCommands();
   const bool scripting = config.enable_scripting;
   if (!scripting) vireo::RemoveScriptingCommands();
+  LogNotice("monotonic clock: %s", clock_name);
   vireo::Server server(std::move(config));
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -109,16 +112,13 @@ int main(int argc, char** argv) {
     LogWarning("%s", error.c_str());
     return 1;
   }
-  LogNotice("Vireo %s started, pid=%d, port=%lld", VIREO_VERSION, static_cast<int>(getpid()),
-            static_cast<long long>(server.config().port));
-  LogNotice("monotonic clock: %s", clock_name);
   if (!scripting) {
     LogNotice("Scripting is disabled (enable-scripting no): EVAL, EVALSHA, SCRIPT, FCALL and "
               "FUNCTION are not available");
   }
-  LogNotice("Ready to accept connections");
+  vireo::LogReady(server.config());
   vireo::SupervisorReady();
   server.Run();
-  LogNotice("Vireo is now ready to exit, bye bye...");
+  LogWarning("Vireo is now ready to exit, bye bye...");
   return server.exit_code();
 }

@@ -19,6 +19,7 @@
 #include "common/split_args.h"
 #include "net/socket.h"
 #include "scripting/script_engine.h"
+#include "server/startup_log.h"
 #include "cluster/cluster.h"
 #include "persistence/aof_loader.h"
 #include "persistence/aof_writer.h"
@@ -143,6 +144,7 @@ bool Server::Init(std::string* error) {
   sa.sa_handler = OnTerminationSignal;
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
+  LogInitialized(config_);
   // Listening already, as Valkey: clients get LOADING while the dataset loads instead of a
   // refused connection. A corrupt file still stops the start; no half dataset is served.
   // With appendonly yes the AOF is the dataset, as in Valkey (persistence/aof_loader.h).

@@ -13,7 +13,7 @@ namespace vireo {
 
 Server::ShutdownStep Server::BeginShutdown(ShutdownSave mode, bool now, bool force) {
   // Valkey's line, so log watchers written for it match.
-  LogWarning("User requested shutdown...");
+  LogNotice("User requested shutdown...");
   const int64_t timeout_s = ConfigValueInt(config_, "shutdown-timeout", 10);
   if (!now && timeout_s > 0 && replication_->LaggingReplicas() > 0) {
     LogNotice("Waiting for replicas before shutting down.");

@@ -1,12 +1,13 @@
 """Start-up: command line, config files and their errors, daemonize, pidfile, logfile, dir."""
 
 import os
+import re
 import subprocess
 import time
 
 import redis
 
-from conftest import SERVER_BINARY, free_port
+from conftest import SERVER_BINARY, free_port, wait_for
 
 
 def run_binary(*args, cwd=None, timeout=10):
@@ -131,3 +132,63 @@ def test_daemonize_pidfile_logfile(tmp_path):
                 except ProcessLookupError:
                     break
     assert not pidfile.exists()
+
+
+def startup_lines(server, last="Ready to accept connections tcp"):
+    """The server's log lines up to the line ending in `last`, without the pid/role/time
+    prefix."""
+    wait_for(lambda: last in server.log())
+    lines = []
+    for line in server.log().splitlines():
+        if line.startswith("### "):  # the harness's own header
+            continue
+        lines.append(re.sub(r"^\d+:[A-Z] \d\d \w{3} \d{4} [\d:.]+ ", "", line))
+        if line.endswith(last):
+            return lines
+    return lines
+
+
+def test_startup_lines_as_valkey_writes_them(start_server, tmp_path):
+    s = start_server("--unixsocket", str(tmp_path / "v.sock"), config="always-show-logo yes\n")
+    lines = startup_lines(s, last="Ready to accept connections unix")
+    assert lines[0] == "* oO0OoO0OoO0Oo Vireo is starting oO0OoO0OoO0Oo"
+    assert re.fullmatch(r"\* Vireo version=[\d.]+, bits=64, commit=00000000, modified=0, "
+                        r"pid=%d, just started" % s.proc.pid, lines[1])
+    assert lines[2] == "* Configuration loaded"
+    text = "\n".join(lines)
+    assert "Port: %d" % s.port in text and "PID: %d" % s.proc.pid in text
+    assert text.index("PID: ") < text.index("* Server initialized")
+    assert lines[-2:] == ["* Ready to accept connections tcp",
+                          "* Ready to accept connections unix"]
+    # Without the banner: one line for it.
+    plain = startup_lines(start_server())
+    assert "* Running mode=standalone, port=%d." % plain_port(plain) in plain
+    assert plain.index("* Server initialized") < plain.index("* Ready to accept connections tcp")
+
+
+def plain_port(lines):
+    return int(next(re.search(r"port=(\d+)\.", l).group(1) for l in lines if "Running mode" in l))
+
+
+def test_startup_lines_match_valkey(start_server, valkey_process, tmp_path):
+    ours = startup_lines(start_server())
+    theirs = startup_lines(valkey_process)
+    def shape(lines):
+        # The words, without names, numbers and the banner.
+        keep = [l for l in lines if l[:2] in ("* ", "# ") and "overcommit" not in l
+                and "monotonic clock" not in l]
+        return [re.sub(r"\d+|Valkey|valkey|Vireo|vireo", "N", l) for l in keep]
+    assert shape(ours) == shape(theirs)
+
+
+def test_bare_start_warns_that_defaults_apply(tmp_path):
+    # No config file and no option at all, as Valkey warns then.
+    proc = subprocess.Popen([SERVER_BINARY], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    try:
+        first = [proc.stdout.readline().decode() for _ in range(3)]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert any("# Warning: no config file specified, using the default config. In order to "
+               "specify a config file use vireo-server /path/to/vireo.conf" in l for l in first)
