@@ -248,7 +248,7 @@ def test_script_outputs_bounded_by_maxmemory(start_server):
     # One 10 MB string referenced 200 times is 2 GB of reply or arguments the Lua heap never
     # holds; MGET of one 10 MB key 200 times is 2 GB of reply.
     s = start_server("--maxmemory", "64mb")
-    r = s.client(decode_responses=True)
+    r = s.client(decode_responses=True, socket_timeout=120)  # 10 MB strings are slow under ASan
     r.set("k", "x" * 10_000_000)
     refs = "local s = string.rep('x', 1e7) local t = {} for i = 1, 200 do t[i] = s end "
     for script in [refs + "return t",
