@@ -115,6 +115,10 @@ TEST_F(LuaHardeningTest, BacktrackingPatternsMeetTheCountHook) {
   EXPECT_EQ(Eval("select(2, pcall(function() for w in string.gmatch(string.rep('(', 300000), "
                  "'%b()') do end end))"),
             "killed");
+  // A set of 300 KB scanned at each of 5,000 positions: each scan counts.
+  EXPECT_EQ(Eval("select(2, pcall(string.find, string.rep('a', 5000), '[' .. "
+                 "string.rep('b-c', 100000) .. ']'))"),
+            "killed");
   // Short matches never reach the check.
   EXPECT_EQ(Eval("string.gsub('hello world', '(%w+)', '<%1>')"), "<hello> <world>");
   lua_sethook(L, nullptr, 0, 0);

@@ -167,12 +167,13 @@ const char* PatternMatcher::ClassEnd(const char* p) {
   // The first character after "[" or "[^" is a member even when it is ']'.
   do {
     if (p >= pat_end_) return Fail("malformed pattern (missing ']')");
+    Step();  // a set may be megabytes long: its scans count as work too
     if (*p++ == kEsc && p < pat_end_) ++p;
   } while (At(p) != ']');
   return p + 1;
 }
 
-bool PatternMatcher::SingleMatch(unsigned char c, const char* p, const char* ep) const {
+bool PatternMatcher::SingleMatch(unsigned char c, const char* p, const char* ep) {
   switch (*p) {
     case '.': return true;
     case kEsc: return MatchesClass(c, static_cast<unsigned char>(p[1]));
@@ -182,13 +183,14 @@ bool PatternMatcher::SingleMatch(unsigned char c, const char* p, const char* ep)
 }
 
 // p is the set's '[' and ec its closing ']'.
-bool PatternMatcher::MatchBracket(unsigned char c, const char* p, const char* ec) const {
+bool PatternMatcher::MatchBracket(unsigned char c, const char* p, const char* ec) {
   bool found = true;
   if (p[1] == '^') {
     found = false;
     ++p;
   }
   while (++p < ec) {
+    Step();
     if (*p == kEsc) {
       ++p;
       if (MatchesClass(c, static_cast<unsigned char>(*p))) return found;

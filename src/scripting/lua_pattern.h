@@ -71,8 +71,8 @@ class PatternMatcher {
   const char* Match(const char* s, const char* p);
   const char* MatchItems(const char* s, const char* p);
   const char* ClassEnd(const char* p);
-  bool SingleMatch(unsigned char c, const char* p, const char* ep) const;
-  bool MatchBracket(unsigned char c, const char* p, const char* ec) const;
+  bool SingleMatch(unsigned char c, const char* p, const char* ep);
+  bool MatchBracket(unsigned char c, const char* p, const char* ec);
   const char* MatchBalance(const char* s, const char* p);
   const char* MaxExpand(const char* s, const char* p, const char* ep);
   const char* MinExpand(const char* s, const char* p, const char* ep);
