@@ -124,7 +124,14 @@ void CmdPUnsubscribe(CommandContext& ctx) {
   UnsubscribeCommand(ctx, Target::kPattern, "punsubscribe");
 }
 // SSUBSCRIBE shardchannel [shardchannel ...]
-void CmdSSubscribe(CommandContext& ctx) { SubscribeCommand(ctx, Target::kShard, "ssubscribe"); }
+void CmdSSubscribe(CommandContext& ctx) {
+  // Inside EXEC (unlike SUBSCRIBE, as in Valkey and Redis 7.0).
+  if (ctx.client.flags & kClientDenyBlocking) {
+    ctx.reply.Error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client");
+    return;
+  }
+  SubscribeCommand(ctx, Target::kShard, "ssubscribe");
+}
 // SUNSUBSCRIBE [shardchannel ...]
 void CmdSUnsubscribe(CommandContext& ctx) {
   UnsubscribeCommand(ctx, Target::kShard, "sunsubscribe");

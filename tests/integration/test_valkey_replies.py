@@ -122,6 +122,19 @@ def test_subscription_confirmations_reach_a_client_with_replies_off(server, valk
 
 
 @pytest.mark.parametrize("resp3", [False, True], ids=["resp2", "resp3"])
+def test_subscribe_inside_exec(server, valkey, resp3):
+    # SUBSCRIBE runs inside EXEC, SSUBSCRIBE is refused there (Valkey 8 and Redis 7.0).
+    kind = Push if resp3 else list
+    same_as_valkey(server, valkey, [["MULTI"], ["SUBSCRIBE", "x"], ["SSUBSCRIBE", "y"],
+                                    ["PSUBSCRIBE", "z"], ["EXEC"], ["SUNSUBSCRIBE", "y"]],
+                   ["OK", "QUEUED", "QUEUED", "QUEUED",
+                    [kind([b"subscribe", b"x", 1]),
+                     RespError("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client"),
+                     kind([b"psubscribe", b"z", 2])],
+                    kind([b"sunsubscribe", b"y", 0])], resp3)
+
+
+@pytest.mark.parametrize("resp3", [False, True], ids=["resp2", "resp3"])
 def test_unsubscribe_from_nothing(server, valkey, resp3):
     # Valkey 8.0.0/8.0.1 answered these with NOSUB, a change 8.0.2 reverted (valkey#1228,
     # valkey#1265) because it broke clients; Vireo answers as 7.x and 8.0.2+ (COMPATIBILITY.md).
