@@ -88,7 +88,23 @@ bool CanReadEveryKey(const User& user, const CommandSpec& spec,
   return false;
 }
 
-std::string AclDenialError(AclDenial denial, const CommandSpec& spec) {
+std::string AclDenialText(const AclVerdict& v, const User& user, const CommandSpec& spec,
+                          const std::vector<std::string_view>& args, bool verbose) {
+  switch (v.denial) {
+    case AclDenial::kKey:
+      if (!verbose) return "No permissions to access a key";
+      return "User " + user.name() + " has no permissions to access the '" +
+             std::string(args[static_cast<size_t>(v.arg)]) + "' key";
+    case AclDenial::kChannel:
+      if (!verbose) return "No permissions to access a channel";
+      return "User " + user.name() + " has no permissions to access the '" +
+             std::string(args[static_cast<size_t>(v.arg)]) + "' channel";
+    default:
+      return "User " + user.name() + " has no permissions to run the '" + spec.name + "' command";
+  }
+}
+
+std::string AclDenialLegacyError(AclDenial denial, const CommandSpec& spec) {
   switch (denial) {
     case AclDenial::kKey:
       return "NOPERM this user has no permissions to access one of the keys used as arguments";
@@ -97,20 +113,6 @@ std::string AclDenialError(AclDenial denial, const CommandSpec& spec) {
              "arguments";
     default:
       return "NOPERM this user has no permissions to run the '" + spec.name + "' command";
-  }
-}
-
-std::string AclDenialDryRunText(const AclVerdict& v, const CommandSpec& spec,
-                                const std::vector<std::string_view>& args) {
-  switch (v.denial) {
-    case AclDenial::kKey:
-      return "This user has no permissions to access the '" +
-             std::string(args[static_cast<size_t>(v.arg)]) + "' key";
-    case AclDenial::kChannel:
-      return "This user has no permissions to access the '" +
-             std::string(args[static_cast<size_t>(v.arg)]) + "' channel";
-    default:
-      return "This user has no permissions to run the '" + spec.name + "' command";
   }
 }
 

@@ -1,6 +1,6 @@
 // Whether a user may run a command with given arguments: the command itself, its keys (by
 // the read/write access each needs) and its Pub/Sub channels, over all of the user's
-// selectors, choosing the reported refusal as Redis 7.0 does.
+// selectors, choosing the reported refusal as Valkey does.
 #pragma once
 
 #include <string>
@@ -30,11 +30,14 @@ AclVerdict CheckCommandPermission(const User& user, const CommandSpec& spec,
 bool CanReadEveryKey(const User& user, const CommandSpec& spec,
                      const std::vector<std::string_view>& args);
 
-// The NOPERM error reply (Redis 7.0's wording) for a refusal.
-std::string AclDenialError(AclDenial denial, const CommandSpec& spec);
-// ACL DRYRUN's text: "This user has no permissions to access the 'k' key".
-std::string AclDenialDryRunText(const AclVerdict& v, const CommandSpec& spec,
-                                const std::vector<std::string_view>& args);
+// Valkey 8's text for a refusal (after "NOPERM " in a reply): "User u has no permissions to
+// run the 'get' command"; a key or channel is "No permissions to access a key" unless verbose
+// (ACL DRYRUN), which names it: "User u has no permissions to access the 'k' key".
+std::string AclDenialText(const AclVerdict& v, const User& user, const CommandSpec& spec,
+                          const std::vector<std::string_view>& args, bool verbose);
+// Redis 7.0's NOPERM reply ("NOPERM this user has no permissions to ..."), which the script
+// engine still words its refusals from (scripting/script_engine.cc).
+std::string AclDenialLegacyError(AclDenial denial, const CommandSpec& spec);
 // ACL LOG's reason ("command", "key", "channel", "auth") and object for a refusal.
 const char* AclDenialReason(AclDenial denial);
 std::string AclDenialObject(const AclVerdict& v, const CommandSpec& spec,

@@ -1,7 +1,6 @@
 #include "acl/selector.h"
 
 #include <algorithm>
-#include <climits>
 
 #include "commands/command_table.h"
 #include "common/glob.h"
@@ -107,6 +106,7 @@ void Selector::SetAllCommands(bool allow) {
   std::fill(bits_.begin(), bits_.end(), allow ? ~0ull : 0ull);
   future_commands_ = allow;
   first_args_.clear();
+  command_rules_.clear();
 }
 
 bool Selector::Unrestricted() const {
@@ -210,6 +210,7 @@ AclRuleError Selector::ApplyCommandRule(std::string_view rule) {
     uint64_t category = AclCategoryByName(name.substr(1));
     if (category == 0) return AclRuleError::kUnknownCommand;
     ChangeCategory(category, allow);
+    RecordCommandRule(name, allow);
     return AclRuleError::kNone;
   }
   size_t bar = name.rfind('|');
@@ -217,6 +218,7 @@ AclRuleError Selector::ApplyCommandRule(std::string_view rule) {
     const CommandSpec* spec = LookupCommand(name);
     if (spec == nullptr) return AclRuleError::kUnknownCommand;
     ChangeCommand(*spec, allow);
+    RecordCommandRule(spec->name, allow);  // the command's own name, as Valkey records it
     return AclRuleError::kNone;
   }
   // +cmd|sub: a subcommand, or (for a plain command) an allowed first argument.
@@ -229,11 +231,13 @@ AclRuleError Selector::ApplyCommandRule(std::string_view rule) {
     const CommandSpec* spec = parent->FindSubcommand(sub);
     if (spec == nullptr) return AclRuleError::kUnknownCommand;
     ChangeCommand(*spec, true);
+    RecordCommandRule(name, true);
     return AclRuleError::kNone;
   }
   std::vector<std::string>& list = first_args_[parent->id];
   std::string lowered = ToLower(sub);
   if (std::find(list.begin(), list.end(), lowered) == list.end()) list.push_back(lowered);
+  RecordCommandRule(name, true);
   return AclRuleError::kNone;
 }
 
@@ -310,59 +314,26 @@ std::string Selector::Describe() const {
   return out;
 }
 
-// Redis 7.0 rebuilds the rules from the bitmap: start from +@all (when future commands are
-// allowed) or -@all, add the category that best fits what is left while it fits more than
-// it misses, then fix single commands and list allowed first arguments.
+// Valkey 8 keeps the command rules as written ("+@all" or "-@all", then the rules since).
 std::string Selector::DescribeCommands() const {
-  const bool additive = !future_commands_;
-  std::string rules = additive ? "-@all " : "+@all ";
-  Selector fake;
-  fake.SetAllCommands(!additive);
-  Selector temp;
-  temp.bits_ = bits_;
-  for (;;) {
-    const std::pair<std::string, uint64_t>* best = nullptr;
-    unsigned long min_diff = INT_MAX, max_same = 0;
-    for (const auto& cat : AclCategories()) {
-      unsigned long on = 0, off = 0;
-      ForEachSpec([&](const CommandSpec& s) {
-        if (s.acl & cat.second) (temp.Bit(s.id) ? on : off)++;
-      });
-      unsigned long diff = additive ? off : on;
-      unsigned long same = additive ? on : off;
-      if (same > diff && (diff < min_diff || (diff == min_diff && same > max_same))) {
-        best = &cat;
-        min_diff = diff;
-        max_same = same;
-      }
-    }
-    if (best == nullptr) break;
-    fake.ChangeCategory(best->second, additive);
-    temp.ChangeCategory(best->second, !additive);
-    rules += (additive ? "+@" : "-@") + best->first + " ";
+  std::string rules = future_commands_ ? "+@all" : "-@all";
+  for (const std::string& r : command_rules_) {
+    rules += ' ';
+    rules += r;
   }
-  auto single = [&](const CommandSpec& s) {
-    bool user_bit = Bit(s.id);
-    if (user_bit != fake.Bit(s.id)) {
-      rules += (user_bit ? "+" : "-") + s.name + " ";
-      fake.ChangeCommand(s, user_bit);
-    }
-  };
-  auto first_args = [&](const CommandSpec& s) {
-    auto it = first_args_.find(s.id);
-    if (Bit(s.id) || it == first_args_.end()) return;
-    for (const std::string& a : it->second) rules += "+" + s.name + "|" + a + " ";
-  };
-  for (const CommandSpec* c : Commands().All()) {
-    single(*c);
-    for (const CommandSpec& s : c->subcommands) {
-      single(s);
-      first_args(s);
-    }
-    first_args(*c);
-  }
-  rules.pop_back();
   return rules;
+}
+
+void Selector::RecordCommandRule(std::string_view name, bool allow) {
+  // A rule replaces the earlier ones about the same command or category, and those about the
+  // command's subcommands or first arguments ("-config" drops "+config|get"), as in Valkey.
+  const std::string body = ToLower(name);
+  std::erase_if(command_rules_, [&](const std::string& r) {
+    std::string_view old = std::string_view(r).substr(1);
+    return old == body || (old.size() > body.size() && old.substr(0, body.size()) == body &&
+                           old[body.size()] == '|');
+  });
+  command_rules_.push_back((allow ? "+" : "-") + body);
 }
 
 }  // namespace vireo

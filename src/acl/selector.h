@@ -57,8 +57,9 @@ class Selector {
   // Every command, key and channel: a user whose root selector is this needs no checks.
   bool Unrestricted() const;
 
-  // ACL LIST / GETUSER text, in Redis 7.0's form: key patterns, channels, then command rules
-  // rebuilt from the bitmap ("+@all -@admin +get", categories chosen by best fit).
+  // ACL LIST / GETUSER text: key patterns, channels, then the command rules as Valkey 8 keeps
+  // them ("+@all" or "-@all", then each rule given since, a later one about the same command
+  // or category replacing the earlier: "-@all +@set +@hash -@geo").
   std::string Describe() const;
   std::string DescribeKeys() const;      // "~a %R~b" or "~*" ("" when none)
   std::string DescribeChannels() const;  // "&a &b" or "&*" ("" when none)
@@ -75,10 +76,13 @@ class Selector {
   void SetAllCommands(bool allow);
   AclRuleError ApplyKeyPattern(std::string_view rule);
   AclRuleError ApplyCommandRule(std::string_view rule);
+  // Appends "+name" / "-name" (lowercased) to the rules kept for DescribeCommands.
+  void RecordCommandRule(std::string_view name, bool allow);
 
   std::vector<uint64_t> bits_;    // by CommandSpec::id
   bool future_commands_ = false;  // +@all: commands added later are allowed too
   std::unordered_map<uint32_t, std::vector<std::string>> first_args_;  // +select|0
+  std::vector<std::string> command_rules_;  // "+@set", "-get", "+config|get", ...
   std::vector<KeyPattern> keys_;
   bool all_keys_ = false;
   std::vector<std::string> channels_;

@@ -12,7 +12,8 @@ namespace vireo {
 
 class User {
  public:
-  // A new user is off, without passwords, commands or keys; channels per acl-pubsub-default.
+  // A new user is off (and sanitize-payload), without passwords, commands or keys; channels
+  // per acl-pubsub-default.
   User(std::string name, bool all_channels_default);
 
   // Applies one rule (user flags, passwords, reset, clearselectors, "(...)" selectors, or a
@@ -40,7 +41,8 @@ class User {
   std::string name_;
   bool enabled_ = false;
   bool nopass_ = false;
-  int sanitize_ = 0;  // 1 sanitize-payload, 2 skip-sanitize-payload
+  // 1 sanitize-payload (a new user's flag in Valkey 8), 2 skip-sanitize-payload.
+  int sanitize_ = 1;
   std::vector<std::string> passwords_;
   std::vector<Selector> selectors_;
   bool unrestricted_ = false;

@@ -23,7 +23,7 @@ class AclUserTest : public ::testing::Test {
 
 TEST_F(AclUserTest, DefaultUser) {
   User d = MakeDefaultUser();
-  EXPECT_EQ(d.Describe(), "on nopass ~* &* +@all");
+  EXPECT_EQ(d.Describe(), "on nopass sanitize-payload ~* &* +@all");
   EXPECT_TRUE(d.unrestricted());
   EXPECT_TRUE(d.CheckPassword("anything"));
 }
@@ -49,16 +49,16 @@ TEST_F(AclUserTest, PasswordsAreHashed) {
   EXPECT_FALSE(u.CheckPassword("x"));
 }
 
-TEST_F(AclUserTest, DescribeAsRedis70) {
+TEST_F(AclUserTest, DescribeAsValkey8) {
   User u("bob", false);
   for (auto r : {"on", ">pw", "~k*", "&ch*", "+@string", "-set"}) {
     EXPECT_EQ(u.Apply(r, false), AclRuleError::kNone);
   }
-  EXPECT_EQ(u.Describe(),
-            "on #" + HashPassword("pw") + " ~k* resetchannels &ch* -@all +@string -set");
+  EXPECT_EQ(u.Describe(), "on sanitize-payload #" + HashPassword("pw") +
+                              " ~k* resetchannels &ch* -@all +@string -set");
   EXPECT_EQ(u.Apply("(~x* +set)", false), AclRuleError::kNone);
   EXPECT_EQ(u.Describe(),
-            "on #" + HashPassword("pw") +
+            "on sanitize-payload #" + HashPassword("pw") +
                 " ~k* resetchannels &ch* -@all +@string -set (~x* resetchannels -@all +set)");
   EXPECT_EQ(u.Apply("(+nosuch)", false), AclRuleError::kUnknownCommand);
   EXPECT_EQ(u.Apply("clearselectors", false), AclRuleError::kNone);
@@ -105,10 +105,16 @@ TEST_F(AclUserTest, PermissionChecks) {
   EXPECT_EQ(v.arg, 1);
   EXPECT_EQ(Check(u, {"psubscribe", "c*"}).denial, AclDenial::kChannel);
   const CommandSpec& get = *Commands().Find("get");
-  EXPECT_EQ(AclDenialError(AclDenial::kCommand, get),
-            "NOPERM this user has no permissions to run the 'get' command");
-  EXPECT_EQ(AclDenialDryRunText({AclDenial::kKey, 1}, get, {"get", "x"}),
-            "This user has no permissions to access the 'x' key");
+  EXPECT_EQ(AclDenialText({AclDenial::kCommand, 0}, u, get, {"get", "x"}, false),
+            "User u has no permissions to run the 'get' command");
+  EXPECT_EQ(AclDenialText({AclDenial::kKey, 1}, u, get, {"get", "x"}, false),
+            "No permissions to access a key");
+  EXPECT_EQ(AclDenialText({AclDenial::kKey, 1}, u, get, {"get", "x"}, true),
+            "User u has no permissions to access the 'x' key");
+  EXPECT_EQ(AclDenialText({AclDenial::kChannel, 1}, u, get, {"get", "x"}, false),
+            "No permissions to access a channel");
+  EXPECT_EQ(AclDenialText({AclDenial::kChannel, 1}, u, get, {"get", "x"}, true),
+            "User u has no permissions to access the 'x' channel");
 }
 
 TEST_F(AclUserTest, SelectorsChooseTheMostTellingRefusal) {
@@ -145,8 +151,10 @@ TEST_F(AclUserTest, StoreRequirePassAndFile) {
   EXPECT_TRUE(store.default_user()->nopass());
   ASSERT_EQ(store.SetUser("zed", {"on", ">x", "(~a +get)"}), "");
   std::string text = store.Serialize();
-  EXPECT_EQ(text, "user default on nopass ~* &* +@all\nuser zed on #" + HashPassword("x") +
-                      " resetchannels -@all (~a resetchannels -@all +get)\n");
+  EXPECT_EQ(text,
+            "user default on nopass sanitize-payload ~* &* +@all\nuser zed on "
+            "sanitize-payload #" +
+                HashPassword("x") + " resetchannels -@all (~a resetchannels -@all +get)\n");
   const User* def = store.default_user().get();
   AclStore other;
   std::string err;

@@ -20,9 +20,9 @@ namespace vireo {
 namespace {
 
 constexpr const char* kNoAclFile =
-    "ERR This Redis instance is not configured to use an ACL file. You may want to specify "
-    "users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a "
-    "Redis configuration file set) in order to store users in the Redis configuration.";
+    "ERR This instance is not configured to use an ACL file. You may want to specify users via "
+    "the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a "
+    "configuration file set) in order to store users in the configuration.";
 
 std::vector<std::string_view> ArgsFrom(const CommandContext& ctx, size_t first) {
   return std::vector<std::string_view>(ctx.args.begin() + static_cast<std::ptrdiff_t>(first),
@@ -284,7 +284,7 @@ void CmdAclDryRun(CommandContext& ctx) {
   if (v.denial == AclDenial::kNone) {
     ctx.reply.Ok();
   } else {
-    ctx.reply.Bulk(AclDenialDryRunText(v, *spec, args));
+    ctx.reply.Bulk(AclDenialText(v, *u, *spec, args, true));
   }
 }
 

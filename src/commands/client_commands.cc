@@ -31,7 +31,7 @@ std::string_view ClientType(const Client& c) {
 // TYPE argument of CLIENT LIST / KILL, normalised ("slave" is "replica"); empty if unknown.
 std::string_view ParseClientType(std::string_view s) {
   if (EqualsIgnoreCase(s, "normal")) return "normal";
-  if (EqualsIgnoreCase(s, "master")) return "master";
+  if (EqualsIgnoreCase(s, "master") || EqualsIgnoreCase(s, "primary")) return "master";
   if (EqualsIgnoreCase(s, "replica") || EqualsIgnoreCase(s, "slave")) return "replica";
   if (EqualsIgnoreCase(s, "pubsub")) return "pubsub";
   return {};
@@ -89,11 +89,12 @@ std::string ClientInfoLine(const Client& c, const std::string& current) {
   line += buf;
   line += ClientFlagLetters(c);
   snprintf(buf, sizeof(buf),
-           " db=%d sub=%zu psub=%zu ssub=%zu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu"
-           " multi-mem=%zu rbs=%zu rbp=%zu",
+           " db=%d sub=%zu psub=%zu ssub=%zu multi=%d watch=%zu qbuf=%zu qbuf-free=%zu"
+           " argv-mem=%zu multi-mem=%zu rbs=%zu rbp=%zu",
            c.db_index, c.subs ? c.subs->channels.size() : 0, c.subs ? c.subs->patterns.size() : 0,
-           c.subs ? c.subs->shard_channels.size() : 0, MultiQueueLength(c), qbuf,
-           qcap > qbuf ? qcap - qbuf : 0, argv_mem, MultiMemory(c), out_cap, pending);
+           c.subs ? c.subs->shard_channels.size() : 0, MultiQueueLength(c),
+           c.multi ? c.multi->watched.size() : 0, qbuf, qcap > qbuf ? qcap - qbuf : 0, argv_mem,
+           MultiMemory(c), out_cap, pending);
   line += buf;
   snprintf(buf, sizeof(buf), " obl=%zu oll=%d omem=%zu tot-mem=%zu events=%s cmd=", obl,
            omem > 0 ? 1 : 0, omem, tot_mem, c.watching_writable ? "rw" : "r");
@@ -112,6 +113,13 @@ std::string ClientInfoLine(const Client& c, const std::string& current) {
   line += c.lib_name;
   line += " lib-ver=";
   line += c.lib_ver;
+  // Valkey 8's traffic counters: bytes read (this command's included), bytes written (not yet
+  // this reply), commands completed (a transaction's and a script's count, as Valkey's do).
+  snprintf(buf, sizeof(buf), " tot-net-in=%llu tot-net-out=%llu tot-cmds=%llu",
+           static_cast<unsigned long long>(c.conn.BytesRead()),
+           static_cast<unsigned long long>(c.conn.BytesWritten()),
+           static_cast<unsigned long long>(c.commands));
+  line += buf;
   return line;
 }
 
@@ -141,6 +149,13 @@ bool ParseOnOff(CommandContext& ctx, std::string_view s, bool* on) {
     return false;
   }
   return true;
+}
+
+// Too many arguments for a subcommand whose table arity is open-ended: Valkey's generic
+// answer, naming the subcommand as the client spelled it.
+void ReplyClientSyntaxError(CommandContext& ctx) {
+  ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
+                  std::string(ctx.arg(1)) + "'. Try CLIENT HELP.");
 }
 
 // Closes target: the caller itself after its reply is out, any other client right away.
@@ -235,7 +250,7 @@ void CmdClientKill(CommandContext& ctx) {
   uint64_t id = 0;
   std::string_view type, addr, laddr, user;
   bool skipme = true, has_addr = false, has_laddr = false, has_user = false;
-  int64_t maxage = -1;
+  int64_t maxage = 0;  // 0: no MAXAGE filter
   for (size_t i = 2; i < ctx.argc(); i += 2) {
     std::string_view opt = ctx.arg(i);
     if (i + 1 >= ctx.argc()) {
@@ -283,6 +298,10 @@ void CmdClientKill(CommandContext& ctx) {
         ctx.reply.Error("ERR maxage is not an integer or out of range");
         return;
       }
+      if (maxage <= 0) {
+        ctx.reply.Error("ERR maxage should be greater than 0");
+        return;
+      }
     } else {
       ctx.reply.Error(errors::kSyntax);
       return;
@@ -298,7 +317,7 @@ void CmdClientKill(CommandContext& ctx) {
     if (has_laddr && c->laddr != laddr) continue;
     if (has_user && c->UserName() != user) continue;
     if (skipme && c == &ctx.client) continue;
-    if (maxage >= 0 && (now - c->ctime_ms) / 1000 < maxage) continue;
+    if (maxage > 0 && (now - c->ctime_ms) / 1000 < maxage) continue;
     KillClient(ctx, c);
     ++killed;
   }
@@ -359,8 +378,7 @@ void CmdClientCapa(CommandContext& ctx) {
 // CLIENT PAUSE timeout [WRITE|ALL]
 void CmdClientPause(CommandContext& ctx) {
   if (ctx.argc() > 4) {
-    ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
-                    std::string(ctx.arg(1)) + "'. Try CLIENT HELP.");
+    ReplyClientSyntaxError(ctx);
     return;
   }
   int64_t timeout;
@@ -560,6 +578,10 @@ void CmdClientTrackingInfo(CommandContext& ctx) {
 
 // CLIENT UNBLOCK client-id [TIMEOUT|ERROR]
 void CmdClientUnblock(CommandContext& ctx) {
+  if (ctx.argc() > 4) {
+    ReplyClientSyntaxError(ctx);
+    return;
+  }
   int64_t id;
   if (!ParseInt64(ctx.arg(2), &id)) {
     ctx.reply.Error(errors::kNotInteger);
@@ -568,10 +590,6 @@ void CmdClientUnblock(CommandContext& ctx) {
   if (ctx.argc() == 4 && !EqualsIgnoreCase(ctx.arg(3), "timeout") &&
       !EqualsIgnoreCase(ctx.arg(3), "error")) {
     ctx.reply.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
-    return;
-  }
-  if (ctx.argc() > 4) {
-    ctx.reply.Error(errors::kSyntax);
     return;
   }
   Client* target = ctx.server.FindClient(static_cast<uint64_t>(id));
@@ -595,8 +613,8 @@ void CmdClientHelp(CommandContext& ctx) {
              "    * REDIRECT",
              "      The client can handle redirection during primary and replica failover in "
              "standalone mode.",
-             "GETNAME", "    Return the name of the current connection.",
              "GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
+             "GETNAME", "    Return the name of the current connection.",
              "ID", "    Return the ID of the current connection.",
              "INFO", "    Return information about the current client connection.",
              "KILL <ip:port>", "    Kill connection made from <ip:port>.",
@@ -606,7 +624,7 @@ void CmdClientHelp(CommandContext& ctx) {
              "      Kill connections made from the specified address",
              "    * LADDR (<ip:port>|<unixsocket>:0)",
              "      Kill connections made to specified local address",
-             "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+             "    * TYPE (NORMAL|PRIMARY|REPLICA|PUBSUB)",
              "      Kill connections by type.",
              "    * USER <username>",
              "      Kill connections authenticated by <username>.",
@@ -618,10 +636,8 @@ void CmdClientHelp(CommandContext& ctx) {
              "      Kill connections older than the specified age.",
              "LIST [options ...]",
              "    Return information about client connections. Options:",
-             "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+             "    * TYPE (NORMAL|PRIMARY|REPLICA|PUBSUB)",
              "      Return clients of specified type.",
-             "    * ID <client-id> [<client-id> ...]",
-             "      Return clients with the given ids.",
              "UNPAUSE", "    Stop the current client pause, resuming traffic.",
              "PAUSE <timeout> [WRITE|ALL]",
              "    Suspend all, or just write, clients for <timeout> milliseconds.",

@@ -3,7 +3,9 @@
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "commands/registry.h"
+#include "commands/server_family.h"
 #include "common/numbers.h"
+#include "replication/replication.h"
 #include "server/server.h"
 
 namespace vireo {
@@ -114,19 +116,20 @@ void CmdHello(CommandContext& ctx) {
   }
   ctx.client.resp = static_cast<int>(ver);
   ctx.reply.SetResp3(ver == 3);
+  const bool as_redis = ExtendedRedisCompat(ctx.server.config());
   ctx.reply.Map(7);
   ctx.reply.Bulk("server");
-  ctx.reply.Bulk("redis");
+  ctx.reply.Bulk(as_redis ? "redis" : "valkey");
   ctx.reply.Bulk("version");
-  ctx.reply.Bulk(kCompatVersion);
+  ctx.reply.Bulk(as_redis ? kCompatVersion : kValkeyCompatVersion);
   ctx.reply.Bulk("proto");
   ctx.reply.Integer(ver);
   ctx.reply.Bulk("id");
   ctx.reply.Integer(static_cast<int64_t>(ctx.client.id));
   ctx.reply.Bulk("mode");
-  ctx.reply.Bulk("standalone");
+  ctx.reply.Bulk(ctx.server.cluster() != nullptr ? "cluster" : "standalone");
   ctx.reply.Bulk("role");
-  ctx.reply.Bulk("master");
+  ctx.reply.Bulk(ctx.server.replication().is_replica() ? "replica" : "master");
   ctx.reply.Bulk("modules");
   ctx.reply.Array(0);
 }

@@ -57,8 +57,6 @@ inline constexpr const char* kLcsNoMemory =
     "ERR Insufficient memory, failed allocating transient memory for LCS";
 // Transactions.
 inline constexpr const char* kNotAllowedInMulti = "ERR Command not allowed inside a transaction";
-inline constexpr const char* kMultiNested = "ERR MULTI calls can not be nested";
-inline constexpr const char* kWatchInMulti = "ERR WATCH inside MULTI is not allowed";
 inline constexpr const char* kExecWithoutMulti = "ERR EXEC without MULTI";
 inline constexpr const char* kDiscardWithoutMulti = "ERR DISCARD without MULTI";
 inline constexpr const char* kExecAbort =

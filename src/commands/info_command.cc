@@ -79,8 +79,32 @@ std::string BytesToHuman(uint64_t n) {
 size_t g_startup_memory = 0;
 size_t g_peak_memory = 0;
 
+}  // namespace
+
+bool ExtendedRedisCompat(const Config& config) {
+  return ConfigValue(config, "extended-redis-compatibility") == "yes";
+}
+
+namespace {
+
 bool ClusterEnabled(const Config& config) {
   return ConfigValue(config, "cluster-enabled") == "yes";
+}
+
+// Valkey 8's listenerN lines, N being the connection type (0 tcp, 1 unix, 2 tls): the bind
+// addresses and port of each listener that is on.
+void RenderListeners(const Config& config, std::string* out) {
+  auto listener = [&](int index, const char* type, const std::vector<std::string>& binds,
+                      int64_t port) {
+    *out += "listener" + std::to_string(index) + ":name=" + type;
+    for (const std::string& b : binds) *out += ",bind=" + b;
+    if (port != 0) *out += ",port=" + std::to_string(port);
+    *out += "\r\n";
+  };
+  if (config.port != 0) listener(0, "tcp", config.bind, config.port);
+  if (!config.unixsocket.empty()) listener(1, "unix", {config.unixsocket}, 0);
+  const int64_t tls_port = ConfigValueInt(config, "tls-port", 0);
+  if (tls_port != 0) listener(2, "tls", config.bind, tls_port);
 }
 
 void RenderServer(Server& server, std::string* out) {
@@ -89,17 +113,20 @@ void RenderServer(Server& server, std::string* out) {
   int64_t now_us = NowUs();
   int64_t uptime = (now_us / 1000 - server.start_time_ms()) / 1000;
   const Config& config = server.config();
+  // Valkey 8.0.1's fields in its order; vireo_version is Vireo's own.
   Line(out, "redis_version:%s", kCompatVersion);
+  Line(out, "server_name:valkey");
+  Line(out, "valkey_version:%s", kValkeyCompatVersion);
   Line(out, "vireo_version:%s", VIREO_VERSION);
   Line(out, "redis_git_sha1:00000000");
   Line(out, "redis_git_dirty:0");
   Line(out, "redis_build_id:0");
-  Line(out, "redis_mode:%s", ClusterEnabled(config) ? "cluster" : "standalone");
+  Line(out, "%s:%s", ExtendedRedisCompat(config) ? "redis_mode" : "server_mode",
+       ClusterEnabled(config) ? "cluster" : "standalone");
   Line(out, "os:%s %s %s", name.sysname, name.release, name.machine);
   Line(out, "arch_bits:%d", static_cast<int>(sizeof(long) * 8));
   Line(out, "monotonic_clock:POSIX clock_gettime");
   Line(out, "multiplexing_api:epoll");
-  Line(out, "atomicvar_api:c11-builtin");
 #ifdef __GNUC__
   Line(out, "gcc_version:%d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
 #else
@@ -118,6 +145,8 @@ void RenderServer(Server& server, std::string* out) {
   Line(out, "executable:%s", server.executable().c_str());
   Line(out, "config_file:%s", config.config_file.c_str());
   Line(out, "io_threads_active:%d", server.io_threads_active() ? 1 : 0);
+  Line(out, "availability_zone:%s", ConfigValue(config, "availability-zone").c_str());
+  RenderListeners(config, out);
 }
 
 void RenderClients(Server& server, std::string* out) {

@@ -171,10 +171,10 @@ std::string AdviceText(Advice a, const Config& config) {
   switch (a) {
     case kAdviceSlowlogEnable:
       return "- There are latency issues with potentially slow commands you are using. Try to "
-             "enable the Slow Log Redis feature using the command 'CONFIG SET "
+             "enable the Slow Log Valkey feature using the command 'CONFIG SET "
              "slowlog-log-slower-than " +
              threshold_us +
-             "'. If the Slow log is disabled Redis "
+             "'. If the Slow log is disabled Valkey "
              "is not able to log slow commands execution for you.\n";
     case kAdviceSlowlogTuning:
       return "- Your current Slow Log configuration only logs events that are slower than your "
@@ -183,19 +183,19 @@ std::string AdviceText(Advice a, const Config& config) {
              threshold_us + "'.\n";
     case kAdviceSlowlogInspect:
       return "- Check your Slow Log to understand what are the commands you are running which "
-             "are too slow to execute. Please check https://redis.io/commands/slowlog for more "
+             "are too slow to execute. Please check https://valkey.io/commands/slowlog for more "
              "information.\n";
     case kAdviceScheduler:
-      return "- The system is slow to execute Redis code paths not containing system calls. "
-             "This usually means the system does not provide Redis CPU time to run for long "
+      return "- The system is slow to execute Valkey code paths not containing system calls. "
+             "This usually means the system does not provide Valkey CPU time to run for long "
              "periods. You should try to:\n"
              "  1) Lower the system load.\n"
-             "  2) Use a computer / VM just for Redis if you are running other software in the "
+             "  2) Use a computer / VM just for Valkey if you are running other software in the "
              "same system.\n"
              "  3) Check if you have a \"noisy neighbour\" problem.\n"
-             "  4) Check with 'redis-cli --intrinsic-latency 100' what is the intrinsic latency "
+             "  4) Check with 'valkey-cli --intrinsic-latency 100' what is the intrinsic latency "
              "in your system.\n"
-             "  5) Check if the problem is allocator-related by recompiling Redis with "
+             "  5) Check if the problem is allocator-related by recompiling Valkey with "
              "MALLOC=libc, if you are using Jemalloc. However this may create fragmentation "
              "problems.\n";
     case kAdviceLocalDisk:
@@ -205,7 +205,7 @@ std::string AdviceText(Advice a, const Config& config) {
     case kAdviceSsd:
       return "- SSD disks are able to reduce fsync latency, and total time needed for "
              "snapshotting and AOF log rewriting (resulting in smaller memory usage). With "
-             "extremely high write load SSD disks can be a good option. However Redis should "
+             "extremely high write load SSD disks can be a good option. However Valkey should "
              "perform reasonably with high load using normal disks. Use this advice as a last "
              "resort.\n";
     case kAdviceDataWriteback:
@@ -213,10 +213,10 @@ std::string AdviceText(Advice a, const Config& config) {
              "compared to data=ordered, however this mode of operation provides less "
              "guarantees, and sometimes it can happen that after a hard crash the AOF file will "
              "have a half-written command at the end and will require to be repaired before "
-             "Redis restarts.\n";
+             "Valkey restarts.\n";
     case kAdviceDiskContention:
       return "- Try to lower the disk contention. This is often caused by other disk intensive "
-             "processes running in the same computer (including other Redis instances).\n";
+             "processes running in the same computer (including other Valkey instances).\n";
     case kAdviceNoAppendfsync:
       return "- Assuming from the point of view of data safety this is viable in your "
              "environment, you could try to enable the 'no-appendfsync-on-rewrite' option, so "
@@ -234,7 +234,7 @@ std::string AdviceText(Advice a, const Config& config) {
              "multiple operations into a single EVALSHA call.\n";
     case kAdviceHz:
       if (config.hz >= 100) return "";
-      return "- In order to make the Redis keys expiring process more incremental, try to set "
+      return "- In order to make the Valkey keys expiring process more incremental, try to set "
              "the 'hz' configuration parameter to 100 using 'CONFIG SET hz 100'.\n";
     case kAdviceLargeObjects:
       return "- Deleting, expiring or evicting (because of maxmemory policy) large objects is a "
@@ -243,17 +243,17 @@ std::string AdviceText(Advice a, const Config& config) {
              "objects.\n";
     case kAdviceMassEviction:
       return "- Sudden changes to the 'maxmemory' setting via 'CONFIG SET', or allocation of "
-             "large objects via sets or sorted sets intersections, STORE option of SORT, Redis "
+             "large objects via sets or sorted sets intersections, STORE option of SORT, Valkey "
              "Cluster large keys migrations (RESTORE command), may create sudden memory "
              "pressure forcing the server to block trying to evict keys. \n";
     case kAdviceDisableThp:
       return "- I detected a non zero amount of anonymous huge pages used by your process. "
              "This creates very serious latency events in different conditions, especially "
-             "when Redis is persisting on disk. To disable THP support use the command 'echo "
+             "when Valkey is persisting on disk. To disable THP support use the command 'echo "
              "never > /sys/kernel/mm/transparent_hugepage/enabled', make sure to also add it "
              "into /etc/rc.local so that the command will be executed again after a reboot. "
              "Note that even if you have already disabled THP, you still need to restart the "
-             "Redis process to get rid of the huge pages already created.\n";
+             "Valkey process to get rid of the huge pages already created.\n";
     case kAdviceCount:
       break;
   }
@@ -264,10 +264,9 @@ std::string DoctorReport(Server& server) {
   const Config& config = server.config();
   const auto& events = server.latency_monitor().events();
   if (events.empty() && config.latency_monitor_threshold == 0) {
-    return "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis "
+    return "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Valkey "
            "instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in "
-           "order to enable it. If we weren't in a deep space mission I'd suggest to take a "
-           "look at https://redis.io/topics/latency-monitor.\n";
+           "order to enable it.\n";
   }
   std::string report;
   bool advise[kAdviceCount] = {};
@@ -276,9 +275,7 @@ std::string DoctorReport(Server& server) {
   int n = 0;
   for (const LatencyMonitor::Series& s : events) {
     if (++n == 1) {
-      report +=
-          "Dave, I have observed latency spikes in this Redis instance. You don't mind "
-          "talking about it, do you Dave?\n\n";
+      report += "Latency spikes are observed in this Valkey instance.\n\n";
     }
     LatencyStats st = AnalyzeLatency(s, now);
     char line[512];
@@ -298,16 +295,14 @@ std::string DoctorReport(Server& server) {
   }
   if (n == 0 && advices == 0) {
     report +=
-        "Dave, no latency spike was observed during the lifetime of this Redis instance, "
-        "not in the slightest bit. I honestly think you ought to sit down calmly, take a "
-        "stress pill, and think things over.\n";
+        "No latency spike was observed during the lifetime of this Valkey instance, not in the "
+        "slightest bit.\n";
   } else if (n > 0 && advices == 0) {
     report +=
-        "\nWhile there are latency events logged, I'm not able to suggest any easy fix. "
-        "Please use the Redis community to get some help, providing this report in your "
-        "help request.\n";
+        "\nThere are latency events logged that are not easy to fix. Please get some help from "
+        "Valkey community, providing this report in your help request.\n";
   } else {
-    report += "\nI have a few advices for you:\n\n";
+    report += "\nHere is some advice for you:\n\n";
     for (int a = 0; a < kAdviceCount; ++a) {
       if (advise[a]) report += AdviceText(static_cast<Advice>(a), config);
     }

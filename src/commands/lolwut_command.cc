@@ -15,7 +15,8 @@
 namespace vireo {
 namespace {
 
-const std::string kVersionLine = std::string("Vireo ver. ") + VIREO_VERSION + "\n";
+// Valkey 8.0.1's line, word for word ("Redis ver." with Valkey's version).
+const std::string kVersionLine = std::string("Redis ver. ") + kValkeyCompatVersion + "\n";
 
 // Schotter on a canvas `columns` characters wide, squares_per_row by squares_per_col squares.
 std::string DrawSchotter(int columns, int squares_per_row, int squares_per_col) {

@@ -112,11 +112,12 @@ void CmdMemoryDoctor(CommandContext& ctx) {
         "Hi Sam, this instance is empty or is using very little memory, my issues detector "
         "can't be used in these conditions. Please, leave for your mission on Earth and fill "
         "it with some data. The new Sam and I will be back to our programming as soon as I "
-        "finished rebooting.");
+        "finished rebooting.\n");
     return;
   }
-  ctx.reply.Verbatim("txt", "Hi Sam, I can't find any memory issue in your instance. I can only "
-                            "account for what occurs on this base.");
+  ctx.reply.Verbatim("txt",
+                     "Hi Sam, I can't find any memory issue in your instance. I can only "
+                     "account for what occurs on this base.\n");
 }
 
 void CmdMemoryPurge(CommandContext& ctx) {

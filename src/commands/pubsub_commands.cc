@@ -34,6 +34,25 @@ void ReplySubscription(CommandContext& ctx, std::string_view kind, const std::st
   ctx.reply.Integer(static_cast<int64_t>(CountFor(ctx.client, t)));
 }
 
+// Valkey sends (un)subscribe confirmations even to a client that set CLIENT REPLY OFF or SKIP
+// (they go out as pushes, RESP2 included); a primary's link stays silent. For its lifetime,
+// the confirmations of a silenced client go to its connection.
+class ConfirmationOutput {
+ public:
+  explicit ConfirmationOutput(CommandContext& ctx) : ctx_(ctx), saved_(ctx.reply.Output()) {
+    if (saved_ == &ctx.client.discard && !(ctx.client.flags & kClientMaster)) {
+      ctx.reply.SetOutput(ctx.client.conn.Output());
+    }
+  }
+  ~ConfirmationOutput() { ctx_.reply.SetOutput(saved_); }
+  ConfirmationOutput(const ConfirmationOutput&) = delete;
+  ConfirmationOutput& operator=(const ConfirmationOutput&) = delete;
+
+ private:
+  CommandContext& ctx_;
+  std::string* const saved_;
+};
+
 bool Add(CommandContext& ctx, Target t, std::string_view name) {
   PubSub& ps = ctx.server.pubsub();
   switch (t) {
@@ -54,6 +73,7 @@ void Remove(CommandContext& ctx, Target t, std::string_view name) {
 }
 
 void SubscribeCommand(CommandContext& ctx, Target t, std::string_view kind) {
+  ConfirmationOutput out(ctx);
   for (size_t i = 1; i < ctx.argc(); ++i) {
     std::string_view name = ctx.arg(i);
     Add(ctx, t, name);
@@ -62,6 +82,7 @@ void SubscribeCommand(CommandContext& ctx, Target t, std::string_view kind) {
 }
 
 void UnsubscribeCommand(CommandContext& ctx, Target t, std::string_view kind) {
+  ConfirmationOutput out(ctx);
   if (ctx.argc() > 1) {
     for (size_t i = 1; i < ctx.argc(); ++i) {
       std::string_view name = ctx.arg(i);
@@ -103,7 +124,14 @@ void CmdPUnsubscribe(CommandContext& ctx) {
   UnsubscribeCommand(ctx, Target::kPattern, "punsubscribe");
 }
 // SSUBSCRIBE shardchannel [shardchannel ...]
-void CmdSSubscribe(CommandContext& ctx) { SubscribeCommand(ctx, Target::kShard, "ssubscribe"); }
+void CmdSSubscribe(CommandContext& ctx) {
+  // Inside EXEC (unlike SUBSCRIBE, as in Valkey and Redis 7.0).
+  if (ctx.client.flags & kClientDenyBlocking) {
+    ctx.reply.Error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client");
+    return;
+  }
+  SubscribeCommand(ctx, Target::kShard, "ssubscribe");
+}
 // SUNSUBSCRIBE [shardchannel ...]
 void CmdSUnsubscribe(CommandContext& ctx) {
   UnsubscribeCommand(ctx, Target::kShard, "sunsubscribe");

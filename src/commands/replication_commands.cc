@@ -148,9 +148,9 @@ void CmdWait(CommandContext& ctx) {
   }
   if (repl.is_replica()) {
     ctx.reply.Error(
-        "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 "
-        "if a replica is configured to be writable (which is not the default) writes to "
-        "replicas are just local and are not propagated.");
+        "ERR WAIT cannot be used with replica instances. Please also note that if a replica is "
+        "configured to be writable (which is not the default) writes to replicas are just local "
+        "and are not propagated.");
     return;
   }
   // The client's writes so far are in the stream up to the current offset.

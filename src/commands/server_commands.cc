@@ -20,7 +20,7 @@ void ReplyHelp(ReplyBuilder& reply, std::string_view command,
   reply.Simple(ToUpper(command) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
   for (std::string_view line : lines) reply.Simple(line);
   reply.Simple("HELP");
-  reply.Simple("    Prints this help.");
+  reply.Simple("    Print this help.");
 }
 
 namespace {

@@ -14,6 +14,7 @@
 namespace vireo {
 
 struct Client;
+struct Config;
 class Server;
 
 void RegisterInfoCommand(CommandTable& t);
@@ -28,6 +29,10 @@ std::string ClientInfoForLog(const Client& c, const std::string& current);
 // INFO's text for the named sections ("default", "all", "commandstats", ...; none: default),
 // as the INFO command replies it (the metrics endpoint reads it too).
 std::string InfoText(Server& server, const std::vector<std::string_view>& sections);
+
+// extended-redis-compatibility yes: HELLO says "redis" 7.2.4 and INFO has redis_mode, as
+// Valkey 8 then does; otherwise "valkey" 8.0.1 and server_mode.
+bool ExtendedRedisCompat(const Config& config);
 
 // used_memory right after start-up, and the peak (raised to `used` first), as INFO shows them.
 size_t StartupMemory();

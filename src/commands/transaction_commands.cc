@@ -14,12 +14,8 @@ namespace vireo {
 namespace {
 
 // MULTI
+// Never runs inside MULTI: no_multi refuses a nested one (server/transaction.h).
 void CmdMulti(CommandContext& ctx) {
-  // A nested MULTI is refused but leaves the open transaction usable, as in Valkey.
-  if (ctx.client.flags & kClientMulti) {
-    ctx.reply.Error(errors::kMultiNested);
-    return;
-  }
   ctx.client.flags |= kClientMulti;
   ctx.reply.Ok();
 }
@@ -59,15 +55,14 @@ void CmdExec(CommandContext& ctx) {
     const QueuedCommand& q = c.multi->queue[i];
     c.args.assign(q.args.begin(), q.args.end());
     // The user's rules may have changed since the command was queued (Valkey checks again).
-    std::string refusal;
-    if ((c.flags & kClientAclRestricted) &&
-        !server.AclPermits(&c, q.spec, c.args, "multi", &refusal)) {
-      const char* reason =
-          refusal.find(" keys ") != std::string::npos
-              ? "no permission to touch the specified keys"
-          : refusal.find(" channels ") != std::string::npos
-              ? "no permission to access one of the channels used as arguments"
-              : "no permission to execute the command or subcommand";
+    const AclDenial denial = (c.flags & kClientAclRestricted)
+                                 ? server.AclCheck(&c, q.spec, c.args, "multi").denial
+                                 : AclDenial::kNone;
+    if (denial != AclDenial::kNone) {
+      const char* reason = denial == AclDenial::kKey ? "no permission to touch the specified keys"
+                           : denial == AclDenial::kChannel
+                               ? "no permission to access one of the channels used as arguments"
+                               : "no permission to execute the command or subcommand";
       ctx.reply.Error(std::string("NOPERM ACLs rules changed between the moment the transaction "
                                   "was accumulated and the EXEC call. This command is no longer "
                                   "allowed for the following reason: ") +
@@ -92,12 +87,8 @@ void CmdDiscard(CommandContext& ctx) {
 }
 
 // WATCH key [key ...]
+// Never runs inside MULTI (no_multi).
 void CmdWatch(CommandContext& ctx) {
-  // Runs at once inside MULTI (never queued) only to say this.
-  if (ctx.client.flags & kClientMulti) {
-    ctx.reply.Error(errors::kWatchInMulti);
-    return;
-  }
   // Already doomed: watching more changes nothing.
   if (!(ctx.client.flags & kClientDirtyCas)) {
     for (size_t i = 1; i < ctx.argc(); ++i) {
@@ -120,7 +111,7 @@ void CmdUnwatch(CommandContext& ctx) {
 void RegisterTransactionCommands(CommandTable& t) {
   const uint32_t base = kCmdNoScript | kCmdLoading | kCmdStale;
   const uint64_t tx = kAclTransaction;
-  t.Add({.name = "multi", .arity = 1, .flags = base | kCmdFast | kCmdAllowBusy,
+  t.Add({.name = "multi", .arity = 1, .flags = base | kCmdFast | kCmdNoMulti | kCmdAllowBusy,
          .acl = tx | kAclFast, .handler = CmdMulti, .group = "transactions",
          .summary = "Starts a transaction.", .since = "1.2.0", .complexity = "O(1)"});
   t.Add({.name = "exec", .arity = 1, .flags = base | kCmdSkipSlowlog,
@@ -131,7 +122,7 @@ void RegisterTransactionCommands(CommandTable& t) {
          .acl = tx | kAclFast, .handler = CmdDiscard, .group = "transactions",
          .summary = "Discards a transaction.", .since = "2.0.0",
          .complexity = "O(N), when N is the number of queued commands"});
-  t.Add({.name = "watch", .arity = -2, .flags = base | kCmdFast | kCmdAllowBusy,
+  t.Add({.name = "watch", .arity = -2, .flags = base | kCmdFast | kCmdNoMulti | kCmdAllowBusy,
          .acl = tx | kAclFast, .first_key = 1, .last_key = -1, .key_step = 1,
          .handler = CmdWatch, .group = "transactions",
          .summary = "Monitors changes to keys to determine the execution of a transaction.",

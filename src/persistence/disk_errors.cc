@@ -10,11 +10,11 @@ std::string DiskErrorRefusal(Server& server) {
   if (!server.snapshot().last_bgsave_ok && !c.save.empty()) {
     auto it = c.generic.find("stop-writes-on-bgsave-error");
     if (it == c.generic.end() || it->second == "yes") {
-      // redis-server 7.0's text, word for word (clients match on it).
-      return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "
+      // valkey-server 8.0.1's text, word for word (redis-server 7.0 says "Redis" twice).
+      return "MISCONF Valkey is configured to save RDB snapshots, but it's currently unable to "
              "persist to disk. Commands that may modify the data set are disabled, because "
              "this instance is configured to report errors during writes if RDB snapshotting "
-             "fails (stop-writes-on-bgsave-error option). Please check the Redis logs for "
+             "fails (stop-writes-on-bgsave-error option). Please check the Valkey logs for "
              "details about the RDB error.";
     }
   }

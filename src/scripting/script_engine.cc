@@ -654,9 +654,9 @@ void ScriptEngine::Kill(CommandContext& ctx, bool eval) {
     return;
   }
   if (eval != run_.is_eval) {
-    ctx.reply.Error(eval ? "BUSY Redis is busy running a script. You can only call FUNCTION "
+    ctx.reply.Error(eval ? "BUSY Valkey is busy running a script. You can only call FUNCTION "
                            "KILL or SHUTDOWN NOSAVE."
-                         : "BUSY Redis is busy running a script. You can only call SCRIPT "
+                         : "BUSY Valkey is busy running a script. You can only call SCRIPT "
                            "KILL or SHUTDOWN NOSAVE.");
     return;
   }

@@ -111,7 +111,7 @@ struct Client {
   // Name of the last command run (CLIENT LIST cmd=); points into the command table, so
   // recording it per command costs no copy.
   const std::string* last_cmd = nullptr;
-  uint64_t commands = 0;
+  uint64_t commands = 0;  // commands completed (CLIENT LIST tot-cmds)
   bool watching_writable = false;
   std::unique_ptr<BlockState> block;  // set while the client waits on keys
   std::unique_ptr<ClientSubscriptions> subs;  // Pub/Sub subscriptions, once it subscribed

@@ -26,7 +26,8 @@ constexpr std::string_view kSkippedFields =
     " redis_git_sha1 redis_git_dirty redis_build_id run_id master_replid master_replid2 ";
 // Descriptive fields shown as labels of vireo_info.
 constexpr std::string_view kInfoLabels =
-    " redis_version vireo_version redis_mode os role mem_allocator maxmemory_policy ";
+    " redis_version server_name valkey_version vireo_version server_mode redis_mode os role"
+    " mem_allocator maxmemory_policy ";
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;

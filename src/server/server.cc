@@ -879,7 +879,6 @@ void Server::Execute(Client* c) {
   const std::vector<std::string_view>& args = c->args;
   const int64_t start = MonotonicUs();
   SetCommandTimeFromMonotonic(start);
-  ++c->commands;
   // CLIENT REPLY OFF / SKIP: the reply is built into a scratch buffer and dropped.
   bool silent = (c->flags & (kClientReplyOff | kClientReplySkipNext | kClientMaster)) != 0;
   if (c->flags & kClientReplySkipNext) c->flags &= ~kClientReplySkipNext;
@@ -931,6 +930,12 @@ void Server::Execute(Client* c) {
     ++spec->stats.rejected_calls;
     return;
   }
+  // MULTI, WATCH, SYNC, ... inside MULTI: refused, which fails the transaction (Valkey 8).
+  if ((c->flags & kClientMulti) && (spec->flags & kCmdNoMulti)) {
+    c->reply.Error(errors::kNotAllowedInMulti);
+    ++spec->stats.rejected_calls;
+    return;
+  }
   // ACL (server_acl.cc): one flag test for a user allowed everything.
   if (c->flags & kClientAclRestricted) [[unlikely]] {
     std::string refusal;
@@ -946,15 +951,15 @@ void Server::Execute(Client* c) {
        (spec->name == "shutdown" &&
         std::none_of(args.begin() + 1, args.end(),
                      [](std::string_view a) { return EqualsIgnoreCase(a, "nosave"); })))) {
-    c->reply.Error(busy_eval_ ? "BUSY Redis is busy running a script. You can only call SCRIPT "
+    c->reply.Error(busy_eval_ ? "BUSY Valkey is busy running a script. You can only call SCRIPT "
                                 "KILL or SHUTDOWN NOSAVE."
-                              : "BUSY Redis is busy running a script. You can only call "
+                              : "BUSY Valkey is busy running a script. You can only call "
                                 "FUNCTION KILL or SHUTDOWN NOSAVE.");
     ++spec->stats.rejected_calls;
     return;
   }
   if (loading_ && !(spec->flags & kCmdLoading)) [[unlikely]] {
-    c->reply.Error("LOADING Redis is loading the dataset in memory");
+    c->reply.Error("LOADING Valkey is loading the dataset in memory");
     ++spec->stats.rejected_calls;
     return;
   }
@@ -1093,6 +1098,8 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   if (errors > nested_errors_ - nested_before) ++spec->stats.failed_calls;
   nested_errors_ = nested_before + errors;
   ++stats_.total_commands_processed;
+  // CLIENT LIST tot-cmds: a script's commands count for its caller, as in Valkey.
+  ++(outer != nullptr ? outer : c)->commands;
   if (!(spec->flags & kCmdSkipSlowlog)) {
     // 64-bit, so a flushed buffer wraps past 2^62 on 32-bit builds too (LogLargeCommand).
     LogCommand(c, args, duration,

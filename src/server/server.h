@@ -13,6 +13,7 @@
 
 #include "acl/acl_log.h"
 #include "acl/acl_store.h"
+#include "acl/permission.h"
 #include "commands/command_table.h"
 #include "net/event_loop.h"
 #include "net/io_thread_pool.h"
@@ -219,7 +220,11 @@ class Server {
   // password or is off).
   bool AuthRequired() const;
   // ACL check of spec with args for c's user (c->acl_user not null). On a refusal logs it
-  // (context: "toplevel", "multi", "lua"), counts it and returns false with *error set.
+  // (context: "toplevel", "multi", "lua") and counts it.
+  AclVerdict AclCheck(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args,
+                      const char* context);
+  // AclCheck, with a refusal's NOPERM reply in *error: Valkey 8's text, or for "lua" the
+  // Redis 7.0 text the script engine still words its own refusal from.
   bool AclPermits(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args,
                   const char* context, std::string* error);
   // Applies requirepass, `user` lines and aclfile at start-up; false with *error.

@@ -96,11 +96,10 @@ bool Server::Authenticate(Client* c, std::string_view name, std::string_view pas
   return false;
 }
 
-bool Server::AclPermits(Client* c, const CommandSpec* spec,
-                        const std::vector<std::string_view>& args, const char* context,
-                        std::string* error) {
+AclVerdict Server::AclCheck(Client* c, const CommandSpec* spec,
+                            const std::vector<std::string_view>& args, const char* context) {
   AclVerdict v = CheckCommandPermission(*c->acl_user, *spec, args);
-  if (v.denial == AclDenial::kNone) return true;
+  if (v.denial == AclDenial::kNone) return v;
   switch (v.denial) {
     case AclDenial::kKey:
       ++stats_.acl_denied_key;
@@ -115,7 +114,17 @@ bool Server::AclPermits(Client* c, const CommandSpec* spec,
   // The log's client line names the refused command, as Valkey's does.
   LogRefusal(*this, c, AclDenialReason(v.denial), context, AclDenialObject(v, *spec, args),
              c->UserName(), spec->name);
-  *error = AclDenialError(v.denial, *spec);
+  return v;
+}
+
+bool Server::AclPermits(Client* c, const CommandSpec* spec,
+                        const std::vector<std::string_view>& args, const char* context,
+                        std::string* error) {
+  AclVerdict v = AclCheck(c, spec, args, context);
+  if (v.denial == AclDenial::kNone) return true;
+  *error = std::string_view(context) == "lua"
+               ? AclDenialLegacyError(v.denial, *spec)
+               : "NOPERM " + AclDenialText(v, *c->acl_user, *spec, args, false);
   return false;
 }
 
@@ -125,10 +134,10 @@ bool Server::LoadAclAtStartup(std::string* error) {
   const std::string aclfile = ConfigValue(config_, "aclfile");
   if (!aclfile.empty() && !config_.acl_users.empty()) {
     *error =
-        "Configuring Redis with users defined in redis.conf and at the same setting an ACL "
+        "Configuring Valkey with users defined in valkey.conf and at the same setting an ACL "
         "file path is invalid. This setup is very likely to lead to configuration errors and "
         "security holes, please define either an ACL file or declare users directly in your "
-        "redis.conf, but not both.";
+        "valkey.conf, but not both.";
     return false;
   }
   for (const std::vector<std::string>& line : config_.acl_users) {

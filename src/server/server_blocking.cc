@@ -109,18 +109,33 @@ void PrepareUnblockReply(Client* c) {
   c->reply.SetResp3(c->resp == 3);
 }
 
+// A blocked command answered without running again (timeout, CLIENT UNBLOCK, the server
+// turning replica) completes there: counted as Server::Call counts a command (commandstats,
+// total_commands_processed, CLIENT LIST tot-cmds), as Valkey does.
+void CountUnblocked(Server& server, Client* c, bool failed) {
+  const std::vector<std::string_view> args(c->block->args.begin(), c->block->args.end());
+  if (const CommandSpec* spec = Commands().Resolve(args); spec != nullptr) {
+    ++spec->stats.calls;
+    if (failed) ++spec->stats.failed_calls;
+  }
+  ++server.stats().total_commands_processed;
+  ++c->commands;
+}
+
 void ReplyTimeout(Server& server, Client* c) {
   PrepareUnblockReply(c);
+  const bool shutdown = c->block->on_timeout == BlockTimeoutReply::kShutdown;
   if (c->block->on_timeout == BlockTimeoutReply::kReplicaCount) {
     Replication& repl = server.replication();
     c->reply.Integer(repl.AckedReplicas(repl.WaitOffset(c)));
-  } else if (c->block->on_timeout == BlockTimeoutReply::kShutdown) {
+  } else if (shutdown) {
     c->reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
   } else if (c->block->on_timeout == BlockTimeoutReply::kNullBulk) {
     c->reply.Null();
   } else {
     c->reply.NullArray();
   }
+  CountUnblocked(server, c, shutdown);
 }
 
 }  // namespace
@@ -150,6 +165,7 @@ void Server::UnblockAllForReplicaOf() {
       c->reply.Error("UNBLOCKED force unblock from blocking operation, instance state changed "
                      "(master -> replica?)");
     }
+    CountUnblocked(*this, c, true);
     c->flags |= kClientCloseAfterReply;
     CountUnblocked(c, true);
     EndBlock(c);
@@ -161,6 +177,7 @@ void Server::UnblockClient(Client* c, bool with_error) {
   if (with_error) {
     PrepareUnblockReply(c);
     c->reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    CountUnblocked(*this, c, true);
   } else {
     ReplyTimeout(*this, c);
   }

@@ -20,8 +20,7 @@ MultiState& EnsureMultiState(Client* c) {
 // The commands that act on the transaction or the connection itself: never queued.
 bool RunsInsideMulti(const CommandSpec* spec) {
   const std::string& n = spec->name;
-  return n == "exec" || n == "discard" || n == "multi" || n == "watch" || n == "quit" ||
-         n == "reset";
+  return n == "exec" || n == "discard" || n == "quit" || n == "reset";
 }
 
 // Takes back the count of an error reply that is being replaced by another (a refused EXEC's
@@ -143,12 +142,6 @@ bool WatchRegistry::WatchedKeyExpired(Server& server, const Client* c) const {
 bool QueueInMulti(Server& server, Client* c, const CommandSpec* spec) {
   (void)server;
   if (RunsInsideMulti(spec)) return false;
-  if (spec->flags & kCmdNoMulti) {
-    ++spec->stats.rejected_calls;
-    c->flags |= kClientDirtyExec;
-    c->reply.Error(errors::kNotAllowedInMulti);
-    return true;
-  }
   MultiState& m = EnsureMultiState(c);
   QueuedCommand& q = m.queue.emplace_back();
   q.spec = spec;

@@ -94,9 +94,9 @@ class WatchRegistry {
   size_t clients_ = 0;
 };
 
-// Server::Execute's step for a command that passed its checks while c is in MULTI: queues it
-// and replies QUEUED, or refuses a no-multi command (marking the transaction failed). False
-// for the commands that run at once even inside MULTI (EXEC DISCARD MULTI WATCH QUIT RESET).
+// Server::Execute's step for a command that passed its checks while c is in MULTI (no-multi
+// ones, MULTI and WATCH among them, were refused there): queues it and replies QUEUED. False
+// for the commands that run at once even inside MULTI (EXEC DISCARD QUIT RESET).
 bool QueueInMulti(Server& server, Client* c, const CommandSpec* spec);
 
 // Declared where Server::Execute starts checking a command: if the command is refused before

@@ -3,10 +3,30 @@ do not depend on timing (errors, help, empty monitor, the disabled DOCTOR text),
 latency-tracking-info-percentiles config (parsing errors, CONFIG GET's number formatting).
 
 latency-monitor-threshold stays 0 so no spike is ever recorded, and the slow log is never read:
-both would depend on how long commands take.
+both would depend on how long commands take. The disabled DOCTOR text is Valkey 8's in Vireo
+(shorter than Redis 7.0's, and naming Valkey): the two are compared as one ("doctor").
 """
 
-from generators import Cmd, command
+from generators import MODE_NORMALIZERS, Cmd, command
+
+DOCTOR_DISABLED = {
+    b"I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Valkey instance. "
+    b"You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable "
+    b"it.\n",
+    b"I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. "
+    b"You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable "
+    b"it. If we weren't in a deep space mission I'd suggest to take a look at "
+    b"https://redis.io/topics/latency-monitor.\n"}
+
+
+def _doctor(reply):
+    text = reply[1][4:] if reply[0] == "=" and reply[1] else reply[1]  # "txt:" of RESP3
+    if reply[0] in ("$", "=") and text in DOCTOR_DISABLED:
+        return (reply[0], b"(latency monitoring disabled)")
+    return reply
+
+
+MODE_NORMALIZERS["doctor"] = _doctor
 
 SUBCOMMANDS = ["LATEST", "HISTORY", "RESET", "GRAPH", "DOCTOR", "HISTOGRAM", "HELP", "foo", ""]
 EVENTS = ["command", "fast-command", "expire-cycle", "nosuch", ""]
@@ -24,7 +44,7 @@ def latency_any(g):
                  for _ in range(g.randint(1, 2))]
     if sub == "":
         return [g.case("LATENCY")]
-    return [g.case("LATENCY"), g.case(sub), *extra]
+    return Cmd([g.case("LATENCY"), g.case(sub), *extra], "doctor" if sub == "DOCTOR" else "exact")
 
 
 @command("latency", 2)

@@ -375,8 +375,15 @@ def same_reply(cmd, ref, dut):
 # ---------------------------------------------------------------------------------------------
 # Running commands on both servers
 
+# Valkey 8 ends every HELP reply with "Print this help.", Redis 7.0 with "Prints this help."
+HELP_LAST_LINE = ("+", b"    Print this help.")
+HELP_LAST_LINE_70 = ("+", b"    Prints this help.")
+
+
 def normalize(reply, mode):
     t = reply[0]
+    if t == "*" and reply[1] and reply[1][-1] == HELP_LAST_LINE:
+        reply = ("*", reply[1][:-1] + (HELP_LAST_LINE_70,))
     if mode == "sorted" and t in ("*", "~") and reply[1] is not None:
         return ("*", tuple(sorted(reply[1])))
     if mode == "ttl" and t == ":" and int(reply[1]) > 0:

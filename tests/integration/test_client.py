@@ -11,13 +11,14 @@ from conftest import SERVER_BINARY, RespError, Verbatim, wait_for
 after_7_0 = pytest.mark.skipif("redis-server" in SERVER_BINARY,
                                reason="Valkey 7.2+ behaviour; the reference is Redis 7.0")
 
-# One CLIENT LIST line: Valkey 7.2's fields in its order (7.0's plus lib-name / lib-ver; they
-# are optional here so the file also runs against redis-server 7.0 as a reference).
+# One CLIENT LIST line: Valkey 8.0's fields in its order (7.0's plus watch, lib-name, lib-ver
+# and the traffic counters; optional here so the file also runs against redis-server 7.0).
 LINE = re.compile(
     r"id=(\d+) addr=(\S*) laddr=(\S*) fd=\d+ name=(\S*) age=\d+ idle=\d+ flags=([A-Za-z]+) "
-    r"db=(\d+) sub=0 psub=0 ssub=0 multi=-1 qbuf=(\d+) qbuf-free=\d+ argv-mem=\d+ multi-mem=0 "
-    r"rbs=\d+ rbp=\d+ obl=\d+ oll=\d+ omem=\d+ tot-mem=\d+ events=rw? cmd=(\S+) user=(\S+) "
-    r"redir=-1 resp=([23])( lib-name=\S* lib-ver=\S*)?$")
+    r"db=(\d+) sub=0 psub=0 ssub=0 multi=-1( watch=0)? qbuf=(\d+) qbuf-free=\d+ argv-mem=\d+ "
+    r"multi-mem=0 rbs=\d+ rbp=\d+ obl=\d+ oll=\d+ omem=\d+ tot-mem=\d+ events=rw? cmd=(\S+) "
+    r"user=(\S+) redir=-1 resp=([23])( lib-name=\S* lib-ver=\S*)?"
+    r"( tot-net-in=\d+ tot-net-out=\d+ tot-cmds=\d+)?$")
 
 MONITOR_LINE = re.compile(r"^\d+\.\d{6} \[(\d+) ([^\]]+)\] (.*)$")
 
@@ -177,7 +178,13 @@ def test_kill_maxage(server):
     # Only clients connected for at least MAXAGE seconds go.
     assert c.call("CLIENT", "KILL", "MAXAGE", 1000) == 0
     assert young.call("PING") == "PONG"
-    assert c.call("CLIENT", "KILL", "MAXAGE", 0) == 1  # everyone else (SKIPME yes)
+    # Valkey 8.0 refuses 0 and below.
+    for age in (0, -5):
+        assert c.call("CLIENT", "KILL", "MAXAGE", age) == \
+            RespError("ERR maxage should be greater than 0")
+    young_id = young.call("CLIENT", "ID")
+    wait_for(lambda: int(client_list(c, "ID", young_id)[0]["age"]) >= 1)
+    assert c.call("CLIENT", "KILL", "MAXAGE", 1) == 1  # everyone else (SKIPME yes)
     assert young.is_closed()
     assert c.call("CLIENT", "KILL", "MAXAGE", "soon") == \
         RespError("ERR maxage is not an integer or out of range")

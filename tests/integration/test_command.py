@@ -86,11 +86,12 @@ def test_command_info_matches_redis(rc):
 
 
 # Deliberate differences from redis-server 7.0's COMMAND INFO: ZRANK/ZREVRANK take Valkey's
-# WITHSCORE (Redis 7.2), so their arity is -3.
+# WITHSCORE (Redis 7.2), so their arity is -3; MULTI and WATCH are no_multi in Valkey 8.
 VALKEY_ARITY = {"zrank": -3, "zrevrank": -3}
 # Valkey 8 runs blocking commands inside scripts (as if their timeout passed): no noscript flag;
 # WAIT is flagged blocking and in @blocking.
 VALKEY_NOT_NOSCRIPT = {"blpop", "brpop", "blmove", "brpoplpush", "bzpopmin", "bzpopmax", "wait"}
+VALKEY_FLAGS = {"multi": "no_multi", "watch": "no_multi"}
 
 
 def command_table(conn):
@@ -130,6 +131,8 @@ def test_every_command_of_redis_has_its_info(start_server):
             if name == "wait":
                 flags, acl = sorted(flags + ["blocking"]), sorted(acl + ["@blocking"])
             info = (info[0], flags) + info[2:5] + (acl,)
+        if name in VALKEY_FLAGS:
+            info = (info[0], sorted(info[1] + [VALKEY_FLAGS[name]])) + info[2:]
         assert ours[name] == info, name
 
 

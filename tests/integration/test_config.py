@@ -205,4 +205,4 @@ def test_config_help(r):
     lines = r.execute_command("CONFIG", "HELP")
     assert lines[0] == "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
     assert "GET <pattern>" in lines and "REWRITE" in lines
-    assert lines[-2:] == ["HELP", "    Prints this help."]
+    assert lines[-2:] == ["HELP", "    Print this help."]

@@ -240,7 +240,7 @@ def test_busy_script_serves_clients_read_in_the_same_batch(start_server):
         runner.send_command("EVAL", "while true do end", "0")
         other.send_command("PING")
         assert other.read_reply() == RespError(
-            "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
+            "BUSY Valkey is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
             "NOSAVE.")
         assert other.call("SCRIPT", "KILL") == "OK"
         assert isinstance(runner.read_reply(), RespError)

@@ -113,7 +113,7 @@ def test_touch_and_object(sr, shared_server):
         sr.execute_command("OBJECT", "NOSUCH", "s")
     help_lines = shared_server.raw().call("OBJECT", "HELP")  # redis-py cannot parse it
     assert help_lines[0] == "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
-    assert help_lines[-1] == "    Prints this help."
+    assert help_lines[-1] == "    Print this help."
     assert len(help_lines) == 15
 
 

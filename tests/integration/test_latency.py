@@ -9,15 +9,14 @@ import re
 import pytest
 import redis
 
+# valkey-server 8.0.1's texts (Redis 7.0's talk to Dave at more length).
 DISABLED = (
-    "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. "
+    "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Valkey instance. "
     "You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable "
-    "it. If we weren't in a deep space mission I'd suggest to take a look at "
-    "https://redis.io/topics/latency-monitor.\n")
+    "it.\n")
 NO_SPIKES = (
-    "Dave, no latency spike was observed during the lifetime of this Redis instance, not in "
-    "the slightest bit. I honestly think you ought to sit down calmly, take a stress pill, and "
-    "think things over.\n")
+    "No latency spike was observed during the lifetime of this Valkey instance, not in the "
+    "slightest bit.\n")
 BUCKETS = {1, 2, 4, 8, 16, 33, 66, 132, 264, 528, 1056, 2113, 4227, 8454, 16908, 33816,
            67633, 135266, 270532, 541065, 1082130}
 
@@ -55,7 +54,7 @@ def test_latency_help_and_errors(lr):
     assert lines[1:4] == ["DOCTOR", "    Return a human readable latency analysis report.",
                           "GRAPH <event>"]
     assert "HISTOGRAM [COMMAND ...]" in lines
-    assert lines[-2:] == ["HELP", "    Prints this help."]
+    assert lines[-2:] == ["HELP", "    Print this help."]
     assert len(lines) == 17
     assert error_of(lr, "LATENCY") == "wrong number of arguments for 'latency' command"
     assert error_of(lr, "LATENCY", "foo") == "unknown subcommand 'foo'. Try LATENCY HELP."
@@ -115,17 +114,16 @@ def test_latency_doctor(lr):
     assert report == NO_SPIKES or "anonymous huge pages used by your process" in report
     lr.execute_command("DEBUG", "SLEEP", "0.02")
     report = lr.execute_command("LATENCY", "DOCTOR")
-    assert report.startswith("Dave, I have observed latency spikes in this Redis instance. "
-                             "You don't mind talking about it, do you Dave?\n\n1. command: 1 "
-                             "latency spikes (average ")
-    assert "\n\nI have a few advices for you:\n\n- Check your Slow Log" in report
+    assert report.startswith("Latency spikes are observed in this Valkey instance.\n\n"
+                             "1. command: 1 latency spikes (average ")
+    assert "\n\nHere is some advice for you:\n\n- Check your Slow Log" in report
     assert "- Deleting, expiring or evicting" in report
     # slowlog-log-slower-than above the threshold: advice to lower it.
     lr.config_set("slowlog-log-slower-than", "50000")
     assert ("Please use 'CONFIG SET slowlog-log-slower-than 10000'."
             in lr.execute_command("LATENCY", "DOCTOR"))
     lr.config_set("slowlog-log-slower-than", "-1")
-    assert ("Try to enable the Slow Log Redis feature using the command 'CONFIG SET "
+    assert ("Try to enable the Slow Log Valkey feature using the command 'CONFIG SET "
             "slowlog-log-slower-than 10000'." in lr.execute_command("LATENCY", "DOCTOR"))
 
 

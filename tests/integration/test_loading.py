@@ -11,7 +11,7 @@ import pytest
 
 from conftest import RespError, wait_for
 
-LOADING = "LOADING Redis is loading the dataset in memory"
+LOADING = "LOADING Valkey is loading the dataset in memory"
 KEYS = 10000
 
 

@@ -11,9 +11,9 @@ import redis
 
 from conftest import RespError, wait_for
 
-BUSY_EVAL = RespError("BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
+BUSY_EVAL = RespError("BUSY Valkey is busy running a script. You can only call SCRIPT KILL or "
                       "SHUTDOWN NOSAVE.")
-BUSY_FUNCTION = RespError("BUSY Redis is busy running a script. You can only call FUNCTION "
+BUSY_FUNCTION = RespError("BUSY Valkey is busy running a script. You can only call FUNCTION "
                           "KILL or SHUTDOWN NOSAVE.")
 
 LIB = """#!lua name=mylib

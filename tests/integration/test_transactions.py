@@ -57,9 +57,10 @@ def test_queue_errors_and_execabort(server):
 
 def test_nested_multi_watch_inside_and_exec_arity(server):
     c = server.raw()
+    # Valkey 8: MULTI and WATCH are no-multi commands, whose refusal fails the transaction.
     assert call_all(c, ["MULTI"], ["MULTI"], ["WATCH", "k"], ["SET", "k", "v"], ["EXEC"]) == [
-        "OK", RespError("ERR MULTI calls can not be nested"),
-        RespError("ERR WATCH inside MULTI is not allowed"), "QUEUED", ["OK"]]
+        "OK", RespError("ERR Command not allowed inside a transaction"),
+        RespError("ERR Command not allowed inside a transaction"), "QUEUED", EXECABORT]
     assert call_all(c, ["MULTI"], ["EXEC", "extra"], ["EXEC"], ["DISCARD"]) == [
         "OK",
         RespError("EXECABORT Transaction discarded because of: wrong number of arguments "

@@ -6,12 +6,13 @@
 namespace vireo {
 namespace {
 
-// The fields of one CLIENT LIST line, in Valkey 7.2's order.
+// The fields of one CLIENT LIST line, in Valkey 8.0's order.
 const std::regex kClientLine(
     "id=\\d+ addr=\\S* laddr=\\S* fd=-?\\d+ name=\\S* age=\\d+ idle=\\d+ flags=[A-Za-z]+ "
-    "db=\\d+ sub=0 psub=0 ssub=0 multi=-1 qbuf=\\d+ qbuf-free=\\d+ argv-mem=\\d+ multi-mem=0 "
-    "rbs=\\d+ rbp=\\d+ obl=\\d+ oll=\\d+ omem=\\d+ tot-mem=\\d+ events=rw? cmd=\\S+ "
-    "user=\\S+ redir=-1 resp=[23] lib-name=\\S* lib-ver=\\S*\n");
+    "db=\\d+ sub=0 psub=0 ssub=0 multi=-1 watch=0 qbuf=\\d+ qbuf-free=\\d+ argv-mem=\\d+ "
+    "multi-mem=0 rbs=\\d+ rbp=\\d+ obl=\\d+ oll=\\d+ omem=\\d+ tot-mem=\\d+ events=rw? "
+    "cmd=\\S+ user=\\S+ redir=-1 resp=[23] lib-name=\\S* lib-ver=\\S* tot-net-in=\\d+ "
+    "tot-net-out=\\d+ tot-cmds=\\d+\n");
 
 // The text of a verbatim (RESP3) or bulk (RESP2) reply.
 std::string ReplyText(const std::string& reply) {
@@ -110,6 +111,8 @@ TEST_F(CommandTest, ClientKillArguments) {
   EXPECT_EQ(Run({"client", "kill", "maxage", "x"}),
             Err("ERR maxage is not an integer or out of range"));
   EXPECT_EQ(Run({"client", "kill", "maxage", "100"}), Int(0));
+  EXPECT_EQ(Run({"client", "kill", "maxage", "0"}), Err("ERR maxage should be greater than 0"));
+  EXPECT_EQ(Run({"client", "kill", "maxage", "-1"}), Err("ERR maxage should be greater than 0"));
   EXPECT_EQ(Run({"client", "kill"}),
             Err("ERR wrong number of arguments for 'client|kill' command"));
 }
@@ -178,7 +181,7 @@ TEST_F(CommandTest, ClientSetInfo) {
   EXPECT_EQ(client_->lib_name, "redis-py");
   EXPECT_EQ(client_->lib_ver, "5.0.1");
   std::string text = ReplyText(Run({"client", "info"}));
-  EXPECT_NE(text.find(" lib-name=redis-py lib-ver=5.0.1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(" lib-name=redis-py lib-ver=5.0.1 tot-net-in="), std::string::npos) << text;
   EXPECT_EQ(Run({"client", "setinfo", "foo", "x"}), Err("ERR Unrecognized option 'foo'"));
   EXPECT_EQ(Run({"client", "setinfo", "lib-name", "a b"}),
             Err("ERR lib-name cannot contain spaces, newlines or special characters."));
@@ -194,6 +197,9 @@ TEST_F(CommandTest, ClientGetRedirUnblockHelp) {
   EXPECT_EQ(Run({"client", "unblock", "abc"}), Err("ERR value is not an integer or out of range"));
   EXPECT_EQ(Run({"client", "unblock", "1", "foo"}),
             Err("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"));
+  EXPECT_EQ(Run({"client", "UnBlock", "1", "timeout", "x"}),
+            Err("ERR unknown subcommand or wrong number of arguments for 'UnBlock'. Try CLIENT "
+                "HELP."));
   std::string help = Run({"client", "help"});
   EXPECT_EQ(help.substr(0, 1), "*");
   EXPECT_NE(help.find("+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"),

@@ -311,7 +311,7 @@ TEST_F(CommandTest, KeysObjectHelp) {
                        "+ENCODING <key>\r\n",
                        0),
             0u);
-  EXPECT_NE(help.find("+    Prints this help.\r\n"), std::string::npos);
+  EXPECT_NE(help.find("+    Print this help.\r\n"), std::string::npos);
   EXPECT_EQ(Run({"object", "help", "x"}),
             Err("ERR wrong number of arguments for 'object|help' command"));
 }

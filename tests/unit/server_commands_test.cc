@@ -52,7 +52,8 @@ TEST_F(CommandTest, ServerShutdownArgumentErrors) {
 
 TEST_F(CommandTest, ServerInfoDefaultSections) {
   std::string r = Run({"info"});
-  EXPECT_TRUE(Contains(r, "# Server\r\nredis_version:7.2.4\r\nvireo_version:"));
+  EXPECT_TRUE(Contains(r, "# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\n"
+                          "valkey_version:8.0.1\r\nvireo_version:"));
   for (const char* s : {"# Clients", "# Memory", "# Persistence", "# Stats", "# Replication",
                         "# CPU", "# Modules", "# Errorstats", "# Cluster", "# Keyspace"}) {
     EXPECT_TRUE(Contains(r, s)) << s;
@@ -264,7 +265,7 @@ TEST_F(CommandTest, ServerConfigHelp) {
   std::string r = Run({"config", "help"});
   EXPECT_EQ(r.find("*11\r\n+CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"),
             0u);
-  EXPECT_TRUE(Contains(r, "+HELP\r\n+    Prints this help.\r\n"));
+  EXPECT_TRUE(Contains(r, "+HELP\r\n+    Print this help.\r\n"));
 }
 
 // ---- COMMAND

@@ -72,18 +72,20 @@ TEST_F(TransactionTest, DiscardDropsTheQueue) {
   EXPECT_EQ(Run({"discard"}), Err("ERR DISCARD without MULTI"));
 }
 
-TEST_F(TransactionTest, NestedMultiIsRefusedButTransactionGoesOn) {
+// MULTI and WATCH are no-multi commands in Valkey 8: refused, and the transaction fails.
+TEST_F(TransactionTest, NestedMultiIsRefusedAndAbortsExec) {
   Run({"multi"});
-  EXPECT_EQ(Run({"multi"}), Err("ERR MULTI calls can not be nested"));
+  EXPECT_EQ(Run({"multi"}), Err("ERR Command not allowed inside a transaction"));
   EXPECT_EQ(Run({"set", "k", "v"}), kQueued);
-  EXPECT_EQ(Run({"exec"}), "*1\r\n+OK\r\n");
+  EXPECT_EQ(Run({"exec"}), kExecAbort);
+  EXPECT_EQ(Run({"exists", "k"}), Int(0));
 }
 
-TEST_F(TransactionTest, WatchInsideMultiIsRefusedButTransactionGoesOn) {
+TEST_F(TransactionTest, WatchInsideMultiIsRefusedAndAbortsExec) {
   Run({"multi"});
-  EXPECT_EQ(Run({"watch", "k"}), Err("ERR WATCH inside MULTI is not allowed"));
+  EXPECT_EQ(Run({"watch", "k"}), Err("ERR Command not allowed inside a transaction"));
   EXPECT_EQ(Run({"set", "k", "v"}), kQueued);
-  EXPECT_EQ(Run({"exec"}), "*1\r\n+OK\r\n");
+  EXPECT_EQ(Run({"exec"}), kExecAbort);
 }
 
 TEST_F(TransactionTest, QueuingErrorsAbortExec) {
