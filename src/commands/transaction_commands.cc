@@ -120,7 +120,9 @@ void CmdUnwatch(CommandContext& ctx) {
 void RegisterTransactionCommands(CommandTable& t) {
   const uint32_t base = kCmdNoScript | kCmdLoading | kCmdStale;
   const uint64_t tx = kAclTransaction;
-  t.Add({.name = "multi", .arity = 1, .flags = base | kCmdFast | kCmdAllowBusy,
+  // MULTI and WATCH say no_multi, as in Valkey 8.0.1; inside MULTI they still answer with
+  // their own errors (QueueInMulti lets them run).
+  t.Add({.name = "multi", .arity = 1, .flags = base | kCmdFast | kCmdNoMulti | kCmdAllowBusy,
          .acl = tx | kAclFast, .handler = CmdMulti, .group = "transactions",
          .summary = "Starts a transaction.", .since = "1.2.0", .complexity = "O(1)"});
   t.Add({.name = "exec", .arity = 1, .flags = base | kCmdSkipSlowlog,
@@ -131,7 +133,7 @@ void RegisterTransactionCommands(CommandTable& t) {
          .acl = tx | kAclFast, .handler = CmdDiscard, .group = "transactions",
          .summary = "Discards a transaction.", .since = "2.0.0",
          .complexity = "O(N), when N is the number of queued commands"});
-  t.Add({.name = "watch", .arity = -2, .flags = base | kCmdFast | kCmdAllowBusy,
+  t.Add({.name = "watch", .arity = -2, .flags = base | kCmdFast | kCmdNoMulti | kCmdAllowBusy,
          .acl = tx | kAclFast, .first_key = 1, .last_key = -1, .key_step = 1,
          .handler = CmdWatch, .group = "transactions",
          .summary = "Monitors changes to keys to determine the execution of a transaction.",
