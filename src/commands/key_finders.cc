@@ -12,13 +12,13 @@ namespace {
 using Args = std::vector<std::string_view>;
 
 // Valkey's finders compare arguments as C strings: an argument ends at its first NUL byte.
-bool IsWord(std::string_view arg, std::string_view word) {
+bool ArgIs(std::string_view arg, std::string_view word) {
   return EqualsIgnoreCase(arg.substr(0, arg.find('\0')), word);
 }
 
 // C's atoi, as Valkey's finders read counts: leading spaces, a sign, digits up to the first
 // other byte; strtol's saturation at the long range, then the narrowing to int.
-int Atoi(std::string_view s) {
+int CAtoi(std::string_view s) {
   size_t i = 0;
   while (i < s.size() && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) ++i;
   bool negative = false;
@@ -40,37 +40,44 @@ int Atoi(std::string_view s) {
 
 // `[dest] numkeys key [key ...]`: numkeys at count_at, keys from first_at, then the
 // destination (if any) last; no flags. Nothing when the count does not fit.
-int NumKeys(const Args& args, int dest_at, int count_at, int first_at, std::vector<KeyRef>* keys) {
+int NumKeysThenDest(const Args& args, int dest_at, int count_at, int first_at,
+                    std::vector<KeyRef>* keys) {
   int argc = static_cast<int>(args.size());
   if (count_at >= argc) return 0;
-  int num = Atoi(args[static_cast<size_t>(count_at)]);
+  int num = CAtoi(args[static_cast<size_t>(count_at)]);
   if (num < 1 || num > argc - first_at) return 0;
   for (int i = 0; i < num; ++i) keys->push_back({first_at + i, 0});
   if (dest_at != 0) keys->push_back({dest_at, 0});
   return static_cast<int>(keys->size());
 }
 
-int FirstNumKeys(const Args& a, std::vector<KeyRef>* k) { return NumKeys(a, 0, 1, 2, k); }
-int SecondNumKeys(const Args& a, std::vector<KeyRef>* k) { return NumKeys(a, 0, 2, 3, k); }
-int StoreNumKeys(const Args& a, std::vector<KeyRef>* k) { return NumKeys(a, 1, 2, 3, k); }
+int KeysOfFirstCount(const Args& a, std::vector<KeyRef>* k) {
+  return NumKeysThenDest(a, 0, 1, 2, k);
+}
+int KeysOfSecondCount(const Args& a, std::vector<KeyRef>* k) {
+  return NumKeysThenDest(a, 0, 2, 3, k);
+}
+int KeysOfStoreCount(const Args& a, std::vector<KeyRef>* k) {
+  return NumKeysThenDest(a, 1, 2, 3, k);
+}
 
 // SORT_RO key ...: the BY / GET patterns name keys the arguments do not.
-int SortRo(const Args&, std::vector<KeyRef>* keys) {
+int KeysOfSortRo(const Args&, std::vector<KeyRef>* keys) {
   keys->push_back({1, kKeyRO | kKeyAccess});
   return 1;
 }
 
 // SORT key ... [STORE dest]: the last STORE wins, as when sorting. LIMIT, GET and BY are
 // skipped with their arguments so a pattern named "store" is not taken for the option.
-int Sort(const Args& args, std::vector<KeyRef>* keys) {
+int KeysOfSort(const Args& args, std::vector<KeyRef>* keys) {
   keys->push_back({1, kKeyRO | kKeyAccess});
   int store = 0;
   for (size_t i = 2; i < args.size(); ++i) {
-    if (IsWord(args[i], "limit")) {
+    if (ArgIs(args[i], "limit")) {
       i += 2;
-    } else if (IsWord(args[i], "store") && i + 1 < args.size()) {
+    } else if (ArgIs(args[i], "store") && i + 1 < args.size()) {
       store = static_cast<int>(i + 1);
-    } else if (IsWord(args[i], "get") || IsWord(args[i], "by")) {
+    } else if (ArgIs(args[i], "get") || ArgIs(args[i], "by")) {
       i += 1;
     }
   }
@@ -80,10 +87,10 @@ int Sort(const Args& args, std::vector<KeyRef>* keys) {
 
 // MIGRATE host port key|"" db timeout [COPY] [REPLACE] [AUTH pw] [AUTH2 user pw] [KEYS k ...]:
 // the key argument, or what follows KEYS (none when both are given: a syntax error).
-int Migrate(const Args& args, std::vector<KeyRef>* keys) {
+int KeysOfMigrate(const Args& args, std::vector<KeyRef>* keys) {
   size_t first = 3, num = 1;
   for (size_t i = 6; i < args.size(); ++i) {
-    if (IsWord(args[i], "keys")) {
+    if (ArgIs(args[i], "keys")) {
       if (!args[3].empty()) {
         num = 0;
       } else {
@@ -92,9 +99,9 @@ int Migrate(const Args& args, std::vector<KeyRef>* keys) {
       }
       break;
     }
-    if (IsWord(args[i], "auth")) {
+    if (ArgIs(args[i], "auth")) {
       i += 1;
-    } else if (IsWord(args[i], "auth2")) {
+    } else if (ArgIs(args[i], "auth2")) {
       i += 2;
     }
   }
@@ -105,11 +112,11 @@ int Migrate(const Args& args, std::vector<KeyRef>* keys) {
 }
 
 // GEORADIUS(BYMEMBER) key ... [STORE dest | STOREDIST dest]: the later option wins.
-int GeoRadius(const Args& args, std::vector<KeyRef>* keys) {
+int KeysOfGeoRadius(const Args& args, std::vector<KeyRef>* keys) {
   keys->push_back({1, 0});
   int stored = 0;
   for (size_t i = 5; i < args.size(); ++i) {
-    if ((IsWord(args[i], "store") || IsWord(args[i], "storedist")) && i + 1 < args.size()) {
+    if ((ArgIs(args[i], "store") || ArgIs(args[i], "storedist")) && i + 1 < args.size()) {
       stored = static_cast<int>(++i);
     }
   }
@@ -119,17 +126,17 @@ int GeoRadius(const Args& args, std::vector<KeyRef>* keys) {
 
 // XREAD / XREADGROUP [BLOCK ms] [COUNT n] [GROUP g c] [NOACK] STREAMS key ... id ...: the
 // first half of what follows STREAMS; nothing when the options or the halves are wrong.
-int Streams(const Args& args, std::vector<KeyRef>* keys) {
+int KeysOfStreams(const Args& args, std::vector<KeyRef>* keys) {
   size_t streams = 0;
   for (size_t i = 1; i < args.size(); ++i) {
-    if (IsWord(args[i], "block") || IsWord(args[i], "count")) {
+    if (ArgIs(args[i], "block") || ArgIs(args[i], "count")) {
       i += 1;
-    } else if (IsWord(args[i], "group")) {
+    } else if (ArgIs(args[i], "group")) {
       i += 2;
-    } else if (IsWord(args[i], "noack")) {
+    } else if (ArgIs(args[i], "noack")) {
       continue;
     } else {
-      if (IsWord(args[i], "streams")) streams = i;
+      if (ArgIs(args[i], "streams")) streams = i;
       break;
     }
   }
@@ -140,10 +147,10 @@ int Streams(const Args& args, std::vector<KeyRef>* keys) {
 }
 
 // SET key value [... GET ...]: GET reads the old value too.
-int Set(const Args& args, std::vector<KeyRef>* keys) {
+int KeysOfSet(const Args& args, std::vector<KeyRef>* keys) {
   uint32_t flags = kKeyOW | kKeyUpdate;
   for (size_t i = 3; i < args.size(); ++i) {
-    if (IsWord(args[i], "get")) {
+    if (ArgIs(args[i], "get")) {
       flags = kKeyRW | kKeyAccess | kKeyUpdate;
       break;
     }
@@ -154,13 +161,13 @@ int Set(const Args& args, std::vector<KeyRef>* keys) {
 
 // BITFIELD key [GET ...] [SET ...] [INCRBY ...] [OVERFLOW ...]: read-only while only GET (and
 // OVERFLOW) come, with their arguments, before anything else.
-int Bitfield(const Args& args, std::vector<KeyRef>* keys) {
+int KeysOfBitfield(const Args& args, std::vector<KeyRef>* keys) {
   bool readonly = true;
   for (size_t i = 2; i < args.size(); ++i) {
     size_t remaining = args.size() - i - 1;
-    if (IsWord(args[i], "get") && remaining >= 2) {
+    if (ArgIs(args[i], "get") && remaining >= 2) {
       i += 2;
-    } else if (IsWord(args[i], "overflow") && remaining >= 1) {
+    } else if (ArgIs(args[i], "overflow") && remaining >= 1) {
       i += 1;
     } else {
       readonly = false;  // SET / INCRBY, or a syntax error: not read-only
@@ -179,16 +186,20 @@ struct NamedFinder {
 // Valkey 8.0.1's commands with a getkeys_proc.
 // clang-format off
 constexpr NamedFinder kFinders[] = {
-    {"bitfield", Bitfield},          {"blmpop", SecondNumKeys},   {"bzmpop", SecondNumKeys},
-    {"eval", SecondNumKeys},         {"eval_ro", SecondNumKeys},  {"evalsha", SecondNumKeys},
-    {"evalsha_ro", SecondNumKeys},   {"fcall", SecondNumKeys},    {"fcall_ro", SecondNumKeys},
-    {"georadius", GeoRadius},        {"georadiusbymember", GeoRadius},
-    {"lmpop", FirstNumKeys},         {"migrate", Migrate},        {"set", Set},
-    {"sintercard", FirstNumKeys},    {"sort", Sort},              {"sort_ro", SortRo},
-    {"xread", Streams},              {"xreadgroup", Streams},     {"zdiff", FirstNumKeys},
-    {"zdiffstore", StoreNumKeys},    {"zinter", FirstNumKeys},    {"zintercard", FirstNumKeys},
-    {"zinterstore", StoreNumKeys},   {"zmpop", FirstNumKeys},     {"zunion", FirstNumKeys},
-    {"zunionstore", StoreNumKeys},
+    {"bitfield", KeysOfBitfield},           {"blmpop", KeysOfSecondCount},
+    {"bzmpop", KeysOfSecondCount},          {"eval", KeysOfSecondCount},
+    {"eval_ro", KeysOfSecondCount},         {"evalsha", KeysOfSecondCount},
+    {"evalsha_ro", KeysOfSecondCount},      {"fcall", KeysOfSecondCount},
+    {"fcall_ro", KeysOfSecondCount},        {"georadius", KeysOfGeoRadius},
+    {"georadiusbymember", KeysOfGeoRadius}, {"lmpop", KeysOfFirstCount},
+    {"migrate", KeysOfMigrate},             {"set", KeysOfSet},
+    {"sintercard", KeysOfFirstCount},       {"sort", KeysOfSort},
+    {"sort_ro", KeysOfSortRo},              {"xread", KeysOfStreams},
+    {"xreadgroup", KeysOfStreams},          {"zdiff", KeysOfFirstCount},
+    {"zdiffstore", KeysOfStoreCount},       {"zinter", KeysOfFirstCount},
+    {"zintercard", KeysOfFirstCount},       {"zinterstore", KeysOfStoreCount},
+    {"zmpop", KeysOfFirstCount},            {"zunion", KeysOfFirstCount},
+    {"zunionstore", KeysOfStoreCount},
 };
 // clang-format on
 
@@ -205,7 +216,7 @@ int BeginSearch(const KeySpec& s, const Args& args) {
   const int to = forwards ? argc - 1 : 1;
   for (int i = from; i != to; i += forwards ? 1 : -1) {
     if (i >= argc || i < 1) break;
-    if (IsWord(args[static_cast<size_t>(i)], s.keyword)) return i + 1;
+    if (ArgIs(args[static_cast<size_t>(i)], s.keyword)) return i + 1;
   }
   return 0;
 }
