@@ -10,9 +10,12 @@ Run it by hand after changing the reference or the extra file, never in CI:
   /usr/bin/python3 tools/gen_command_docs.py --port 7801
   # or let it start one: tools/gen_command_docs.py --start ../shared/reference/valkey-server
 
-tools/command_docs_extra.json holds, in the same shape, the commands Vireo has and Valkey 8.0.1
-has not (taken from the command reference of the newer Valkey release that added each), and
-`--dump FILE` writes what the reference answered as JSON (to start such an entry from).
+tools/command_docs_extra.json holds the commands Vireo has and Valkey 8.0.1 has not, written
+after the command reference of the newer Valkey release that added each: tips and key specs as
+COMMAND INFO replies them, docs with arguments as Valkey's command JSON files write them (the
+tool adds display_text and flags, and orders the fields, as COMMAND DOCS does; it checks that
+rule against every command of the reference). `--dump FILE` writes what the reference answered
+as JSON.
 
 The data file is generated: the C++ it writes is stable (sorted by command name) so a diff
 shows what changed in the reference. Standard library only.
