@@ -288,6 +288,9 @@ int KeysFromRange(const CommandSpec& spec, const Args& args, std::vector<KeyRef>
 
 int CommandKeys(const CommandSpec& spec, const Args& args, std::vector<KeyRef>* keys) {
   keys->clear();
+  // Valkey checks the arity first; the finders count on it.
+  const int argc = static_cast<int>(args.size());
+  if (spec.arity > 0 ? argc != spec.arity : argc < -spec.arity) return 0;
   if (spec.docs == nullptr) {
     return spec.key_finder != nullptr ? spec.key_finder(args, keys)
                                       : KeysFromRange(spec, args, keys);

@@ -12,8 +12,8 @@
 namespace vireo {
 
 // Fills *keys with the key arguments of args (args[0] is the command name) and returns how
-// many; 0 also when the arguments are malformed (no keys can be found). Flags are the key
-// specs' (kKeyRO, ...), or 0 where Valkey's finder gives none.
+// many; 0 also when the arguments fail the arity or are malformed (no keys can be found).
+// Flags are the key specs' (kKeyRO, ...), or 0 where Valkey's finder gives none.
 int CommandKeys(const CommandSpec& spec, const std::vector<std::string_view>& args,
                 std::vector<KeyRef>* keys);
 
