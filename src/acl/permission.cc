@@ -1,7 +1,9 @@
 #include "acl/permission.h"
 
-#include "acl/key_access.h"
+#include "acl/selector.h"
+#include "commands/command_docs.h"
 #include "commands/command_table.h"
+#include "commands/key_finders.h"
 
 namespace vireo {
 namespace {
@@ -21,28 +23,39 @@ ChannelArgs ChannelsOf(const CommandSpec& spec) {
   return {};
 }
 
-// Key positions, found once per check and only when a selector restricts keys.
+// The keys and their key-spec flags, found once per check and only when a selector restricts
+// keys.
 struct LazyKeys {
   const CommandSpec& spec;
   const std::vector<std::string_view>& args;
   bool found = false;
-  std::vector<int> positions;
-  const std::vector<int>& Get() {
+  std::vector<KeyRef> keys;
+  const std::vector<KeyRef>& Get() {
     if (!found) {
-      CommandTable::KeyPositions(spec, args, &positions);
+      if (CommandHasKeys(spec)) CommandKeys(spec, args, &keys);
       found = true;
     }
-    return positions;
+    return keys;
   }
 };
+
+// The permission a key needs, from its key-spec flags as Valkey reads them: reading for
+// access, writing for insert, delete or update; none (any pattern will do) otherwise.
+uint8_t PermsNeeded(uint32_t key_flags) {
+  uint8_t perms = 0;
+  if (key_flags & kKeyAccess) perms |= kAclPermRead;
+  if (key_flags & (kKeyInsert | kKeyDelete | kKeyUpdate)) perms |= kAclPermWrite;
+  return perms;
+}
 
 AclVerdict CheckSelector(const Selector& s, const CommandSpec& spec,
                          const std::vector<std::string_view>& args, LazyKeys& keys) {
   if (!(spec.flags & kCmdNoAuth) && !s.AllowsCommand(spec, args)) return {AclDenial::kCommand, 0};
   if (!s.all_keys()) {
-    for (int pos : keys.Get()) {
-      uint8_t perms = KeyAccessNeeded(spec, args, pos);
-      if (!s.AllowsKey(args[static_cast<size_t>(pos)], perms)) return {AclDenial::kKey, pos};
+    for (const KeyRef& k : keys.Get()) {
+      if (!s.AllowsKey(args[static_cast<size_t>(k.pos)], PermsNeeded(k.flags))) {
+        return {AclDenial::kKey, k.pos};
+      }
     }
   }
   if (!s.all_channels()) {

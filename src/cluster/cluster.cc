@@ -11,6 +11,7 @@
 #include "cluster/cluster_link.h"
 #include "cluster/nodes_file.h"
 #include "commands/command_table.h"
+#include "commands/key_finders.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/random_hex.h"
@@ -350,11 +351,21 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
   if (server_.replication().is_master_client(c)) return "";
   // EXEC: its queued commands were checked when queued.
   // Reused across commands: no allocation per command once warm.
-  std::vector<int>& keys = key_positions_;
-  if (!CommandTable::KeyPositions(*spec, args, &keys) || keys.empty()) return "";
+  std::vector<KeyRef>& keys = key_positions_;
+  if (spec->flags & kCmdPubSub) {
+    // Shard channels hash to slots as keys do; their key specs say not_key (no key for
+    // COMMAND GETKEYS or ACL), so their legacy range names them.
+    keys.clear();
+    const int argc = static_cast<int>(args.size());
+    const int last = spec->last_key >= 0 ? spec->last_key : argc + spec->last_key;
+    for (int i = spec->first_key; i > 0 && i <= last && i < argc; ++i) keys.push_back({i, 0});
+  } else {
+    CommandKeys(*spec, args, &keys);
+  }
+  if (keys.empty()) return "";
   int slot = -1;
-  for (int k : keys) {
-    int s = KeyHashSlot(args[static_cast<size_t>(k)]);
+  for (const KeyRef& k : keys) {
+    int s = KeyHashSlot(args[static_cast<size_t>(k.pos)]);
     if (slot == -1) {
       slot = s;
     } else if (s != slot) {
@@ -382,7 +393,9 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
     if (target.empty()) return "";
     // Migrating: keys already moved are asked for at the target.
     size_t missing = 0;
-    for (int k : keys) missing += db->FindRaw(args[static_cast<size_t>(k)]) == nullptr;
+    for (const KeyRef& k : keys) {
+      missing += db->FindRaw(args[static_cast<size_t>(k.pos)]) == nullptr;
+    }
     if (missing == 0) return "";
     if (missing < keys.size()) return "TRYAGAIN Multiple keys request during rehashing of slot";
     ClusterNode* to = Lookup(target);
@@ -390,7 +403,9 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
   }
   if (asking && !importing_[static_cast<size_t>(slot)].empty()) {
     size_t missing = 0;
-    for (int k : keys) missing += db->FindRaw(args[static_cast<size_t>(k)]) == nullptr;
+    for (const KeyRef& k : keys) {
+      missing += db->FindRaw(args[static_cast<size_t>(k.pos)]) == nullptr;
+    }
     if (keys.size() > 1 && missing != 0 && missing != keys.size()) {
       return "TRYAGAIN Multiple keys request during rehashing of slot";
     }

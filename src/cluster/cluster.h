@@ -22,13 +22,13 @@
 #include <vector>
 
 #include "cluster/cluster_node.h"
+#include "commands/command_table.h"
 #include "net/event_loop.h"
 
 namespace vireo {
 
 class Server;
 struct Client;
-struct CommandSpec;
 class ClusterLink;
 class ReplyBuilder;
 class TlsContext;
@@ -147,7 +147,7 @@ class Cluster {
   std::vector<std::unique_ptr<ClusterLink>> links_;
   std::vector<ClusterLink*> dead_links_;
   uint64_t cron_ticks_ = 0;
-  std::vector<int> key_positions_;  // Redirect's scratch
+  std::vector<KeyRef> key_positions_;  // Redirect's scratch
   uint64_t messages_sent_ = 0;
   uint64_t messages_received_ = 0;
   // Failover, replica side.

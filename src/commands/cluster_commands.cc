@@ -52,7 +52,7 @@ void RegisterClusterCommands(CommandTable& t) {
     int arity;
     bool admin;
     const char* summary;
-    uint32_t extra = 0;  // flags beyond the admin / info set, as Redis 7.0 gives them
+    uint32_t extra = 0;  // flags beyond the admin / info set, as Valkey 8.0.1 gives them
   };
   constexpr uint32_t kNoAsync = kCmdNoAsyncLoading;
   static const Sub kSubs[] = {
@@ -70,13 +70,13 @@ void RegisterClusterCommands(CommandTable& t) {
       {"forget", 3, true, "Removes a node from the nodes table.", kNoAsync},
       {"getkeysinslot", 4, false, "Returns the key names in a hash slot."},
       {"help", 2, false, "Returns helpful text about the different subcommands.", kCmdLoading},
-      {"info", 2, false, "Returns information about the state of a node."},
+      {"info", 2, false, "Returns information about the state of a node.", kCmdLoading},
       {"keyslot", 3, false, "Returns the hash slot for a key."},
       {"links", 2, false, "Returns a list of all TCP links to and from peer nodes."},
       {"meet", -4, true, "Forces a node to handshake with another node.", kNoAsync},
-      {"myid", 2, false, "Returns the ID of a node."},
-      {"myshardid", 2, false, "Returns the shard ID of a node."},
-      {"nodes", 2, false, "Returns the cluster configuration for a node."},
+      {"myid", 2, false, "Returns the ID of a node.", kCmdLoading},
+      {"myshardid", 2, false, "Returns the shard ID of a node.", kCmdLoading},
+      {"nodes", 2, false, "Returns the cluster configuration for a node.", kCmdLoading},
       {"replicas", 3, true, "Lists the replica nodes of a master node."},
       {"replicate", 3, true, "Configure a node as replica of a master node.", kNoAsync},
       {"reset", -2, true, "Resets a node.", kCmdNoScript},
@@ -84,9 +84,9 @@ void RegisterClusterCommands(CommandTable& t) {
        kNoAsync},
       {"set-config-epoch", 3, true, "Sets the configuration epoch for a new node.", kNoAsync},
       {"setslot", -4, true, "Binds a hash slot to a node.", kNoAsync},
-      {"shards", 2, false, "Returns the mapping of cluster slots to shards."},
+      {"shards", 2, false, "Returns the mapping of cluster slots to shards.", kCmdLoading},
       {"slaves", 3, true, "Lists the replica nodes of a master node."},
-      {"slots", 2, false, "Returns the mapping of cluster slots to nodes."},
+      {"slots", 2, false, "Returns the mapping of cluster slots to nodes.", kCmdLoading},
   };
   for (const Sub& s : kSubs) {
     cluster.subcommands.push_back(

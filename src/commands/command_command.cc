@@ -3,8 +3,10 @@
 #include <string>
 #include <vector>
 
+#include "commands/command_docs.h"
 #include "commands/context.h"
 #include "commands/errors.h"
+#include "commands/key_finders.h"
 #include "commands/registry.h"
 #include "commands/server_family.h"
 #include "common/glob.h"
@@ -21,51 +23,9 @@ const CommandSpec* FindByFullName(std::string_view name) {
   return spec->FindSubcommand(name.substr(bar + 1));
 }
 
-// Key-spec access flags, derived from the command's flags: the table keeps only the legacy
-// (first, last, step) key positions, so the finer RW/OW/RM and insert/delete split is not known.
-std::vector<const char*> KeyAccessFlags(const CommandSpec& spec) {
-  if (spec.flags & kCmdWrite) return {"RW", "update"};
-  if (spec.flags & kCmdReadonly) return {"RO", "access"};
-  return {"RW", "access", "update"};
-}
-
 void ReplyNames(ReplyBuilder& reply, const std::vector<std::string>& names) {
   reply.Set(names.size());
   for (const std::string& n : names) reply.Simple(n);
-}
-
-// One key spec per command that has legacy key positions: begin at first_key, take a range.
-void ReplyKeySpecs(ReplyBuilder& reply, const CommandSpec& spec) {
-  if (spec.first_key <= 0) {
-    reply.Set(0);
-    return;
-  }
-  reply.Set(1);
-  reply.Map(3);
-  reply.Bulk("flags");
-  std::vector<const char*> flags = KeyAccessFlags(spec);
-  reply.Set(flags.size());
-  for (const char* f : flags) reply.Simple(f);
-  reply.Bulk("begin_search");
-  reply.Map(2);
-  reply.Bulk("type");
-  reply.Bulk("index");
-  reply.Bulk("spec");
-  reply.Map(1);
-  reply.Bulk("index");
-  reply.Integer(spec.first_key);
-  reply.Bulk("find_keys");
-  reply.Map(2);
-  reply.Bulk("type");
-  reply.Bulk("range");
-  reply.Bulk("spec");
-  reply.Map(3);
-  reply.Bulk("lastkey");
-  reply.Integer(spec.last_key >= 0 ? spec.last_key - spec.first_key : spec.last_key);
-  reply.Bulk("keystep");
-  reply.Integer(spec.key_step);
-  reply.Bulk("limit");
-  reply.Integer(0);
 }
 
 // Valkey's 10-element command description.
@@ -78,8 +38,13 @@ void ReplyCommandInfo(ReplyBuilder& reply, const CommandSpec& spec) {
   reply.Integer(spec.last_key);
   reply.Integer(spec.key_step);
   ReplyNames(reply, AclCategoryNames(spec.acl));
-  reply.Set(0);  // tips: the table does not carry them
-  ReplyKeySpecs(reply, spec);
+  if (spec.docs != nullptr) {
+    ReplyTips(reply, *spec.docs);
+    ReplyKeySpecs(reply, *spec.docs);
+  } else {
+    reply.Set(0);
+    reply.Set(0);
+  }
   if (!spec.IsContainer()) {
     reply.Set(0);
     return;
@@ -88,16 +53,26 @@ void ReplyCommandInfo(ReplyBuilder& reply, const CommandSpec& spec) {
   for (const CommandSpec& sub : spec.subcommands) ReplyCommandInfo(reply, sub);
 }
 
-void ReplyCommandDocs(ReplyBuilder& reply, const CommandSpec& spec) {
+// The docs of a command Valkey's command reference lacks: what its CommandSpec says.
+void ReplyOwnDocs(ReplyBuilder& reply, const CommandSpec& spec, size_t extra_pairs) {
   std::vector<std::pair<const char*, const std::string*>> fields;
   if (!spec.summary.empty()) fields.emplace_back("summary", &spec.summary);
   if (!spec.since.empty()) fields.emplace_back("since", &spec.since);
   if (!spec.group.empty()) fields.emplace_back("group", &spec.group);
   if (!spec.complexity.empty()) fields.emplace_back("complexity", &spec.complexity);
-  reply.Map(fields.size() + (spec.IsContainer() ? 1 : 0));
+  reply.Map(fields.size() + extra_pairs);
   for (const auto& [key, value] : fields) {
     reply.Bulk(key);
     reply.Bulk(*value);
+  }
+}
+
+void ReplyCommandDocs(ReplyBuilder& reply, const CommandSpec& spec) {
+  const size_t subcommands = spec.IsContainer() ? 1 : 0;
+  if (spec.docs != nullptr) {
+    ReplyDocs(reply, *spec.docs, subcommands);
+  } else {
+    ReplyOwnDocs(reply, spec, subcommands);
   }
   if (!spec.IsContainer()) return;
   reply.Bulk("subcommands");
@@ -201,56 +176,38 @@ void CmdCommandList(CommandContext& ctx) {
   for (const std::string* n : names) ctx.reply.Bulk(*n);
 }
 
-// The spec and key positions of the command in args[2..] (GETKEYS, GETKEYSANDFLAGS), or
-// nullptr after replying the error.
-const CommandSpec* KeysOfCommand(CommandContext& ctx, std::vector<std::string_view>* cmd_args,
-                                 std::vector<int>* positions) {
-  cmd_args->assign(ctx.args.begin() + 2, ctx.args.end());
-  const CommandSpec* spec = Commands().Resolve(*cmd_args);
-  if (spec == nullptr || spec->IsContainer()) {
+// COMMAND GETKEYS command [arg ...] / COMMAND GETKEYSANDFLAGS command [arg ...]
+void ReplyCommandKeys(CommandContext& ctx, bool with_flags) {
+  std::vector<std::string_view> args(ctx.args.begin() + 2, ctx.args.end());
+  const CommandSpec* spec = Commands().Resolve(args);
+  if (spec == nullptr) {
     ctx.reply.Error("ERR Invalid command specified");
-    return nullptr;
+    return;
   }
-  if (spec->first_key <= 0 && !(spec->flags & kCmdMovableKeys)) {
+  if (!CommandHasKeys(*spec)) {
     ctx.reply.Error("ERR The command has no key arguments");
-    return nullptr;
+    return;
   }
-  int argc = static_cast<int>(cmd_args->size());
+  int argc = static_cast<int>(args.size());
   if ((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity) {
     ctx.reply.Error("ERR Invalid number of arguments specified for command");
-    return nullptr;
+    return;
   }
-  if (!CommandTable::KeyPositions(*spec, *cmd_args, positions)) {
+  std::vector<KeyRef> keys;
+  if (CommandKeys(*spec, args, &keys) == 0 && !(spec->flags & kCmdNoMandatoryKeys)) {
     ctx.reply.Error("ERR Invalid arguments specified for command");
-    return nullptr;
+    return;
   }
-  return spec;
-}
-
-// COMMAND GETKEYS command [arg ...]
-void CmdCommandGetKeys(CommandContext& ctx) {
-  std::vector<std::string_view> cmd_args;
-  std::vector<int> positions;
-  if (KeysOfCommand(ctx, &cmd_args, &positions) == nullptr) return;
-  ctx.reply.Array(positions.size());
-  for (int p : positions) ctx.reply.Bulk(cmd_args[static_cast<size_t>(p)]);
-}
-
-// COMMAND GETKEYSANDFLAGS command [arg ...]
-void CmdCommandGetKeysAndFlags(CommandContext& ctx) {
-  std::vector<std::string_view> cmd_args;
-  std::vector<int> positions;
-  const CommandSpec* spec = KeysOfCommand(ctx, &cmd_args, &positions);
-  if (spec == nullptr) return;
-  std::vector<const char*> flags = KeyAccessFlags(*spec);
-  ctx.reply.Array(positions.size());
-  for (int p : positions) {
-    ctx.reply.Array(2);
-    ctx.reply.Bulk(cmd_args[static_cast<size_t>(p)]);
-    ctx.reply.Set(flags.size());
-    for (const char* f : flags) ctx.reply.Simple(f);
+  ctx.reply.Array(keys.size());
+  for (const KeyRef& k : keys) {
+    if (with_flags) ctx.reply.Array(2);
+    ctx.reply.Bulk(args[static_cast<size_t>(k.pos)]);
+    if (with_flags) ReplyKeySpecFlags(ctx.reply, k.flags);
   }
 }
+
+void CmdCommandGetKeys(CommandContext& ctx) { ReplyCommandKeys(ctx, false); }
+void CmdCommandGetKeysAndFlags(CommandContext& ctx) { ReplyCommandKeys(ctx, true); }
 
 // COMMAND HELP
 void CmdCommandHelp(CommandContext& ctx) {
@@ -288,11 +245,11 @@ void RegisterCommandCommand(CommandTable& t) {
        .summary = "Returns documentary information about one, multiple or all commands.",
        .since = "7.0.0",
        .complexity = "O(N) where N is the number of commands to look up"},
-      {.name = "command|getkeys", .arity = -4, .flags = flags, .acl = acl,
+      {.name = "command|getkeys", .arity = -3, .flags = flags, .acl = acl,
        .handler = CmdCommandGetKeys, .group = "server",
        .summary = "Extracts the key names from an arbitrary command.", .since = "2.8.13",
        .complexity = "O(N) where N is the number of arguments to the command"},
-      {.name = "command|getkeysandflags", .arity = -4, .flags = flags, .acl = acl,
+      {.name = "command|getkeysandflags", .arity = -3, .flags = flags, .acl = acl,
        .handler = CmdCommandGetKeysAndFlags, .group = "server",
        .summary = "Extracts the key names and access flags for an arbitrary command.",
        .since = "7.0.0",

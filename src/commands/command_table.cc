@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "commands/command_docs.h"
 #include "commands/key_finders.h"
 #include "common/numbers.h"
 
@@ -44,6 +45,12 @@ void CommandTable::Add(CommandSpec spec) {
   CommandSpec* p = owned.get();
   p->id = next_id_++;
   for (CommandSpec& sub : p->subcommands) sub.id = next_id_++;
+  auto attach = [](CommandSpec& s) {
+    s.docs = FindCommandDocs(s.name);
+    s.key_finder = FindKeyFinder(s.name);
+  };
+  attach(*p);
+  for (CommandSpec& sub : p->subcommands) attach(sub);
   ordered_.push_back(p);
   storage_.push_back(std::move(owned));
   if (slots_.size() < ordered_.size() * 4) {
@@ -114,18 +121,6 @@ const CommandSpec* CommandTable::Resolve(const std::vector<std::string_view>& ar
   return spec->FindSubcommand(args[1]);
 }
 
-bool CommandTable::KeyPositions(const CommandSpec& spec, const std::vector<std::string_view>& args,
-                                std::vector<int>* keys) {
-  keys->clear();
-  if (spec.flags & kCmdMovableKeys) return FindMovableKeys(spec.name, args, keys);
-  if (spec.first_key <= 0) return true;
-  int argc = static_cast<int>(args.size());
-  int last = spec.last_key >= 0 ? spec.last_key : argc + spec.last_key;
-  int step = spec.key_step > 0 ? spec.key_step : 1;
-  for (int i = spec.first_key; i <= last && i < argc; i += step) keys->push_back(i);
-  return true;
-}
-
 void CommandTable::ResetStats() const {
   for (const CommandSpec* c : ordered_) {
     c->stats = CommandStats{};
@@ -134,17 +129,27 @@ void CommandTable::ResetStats() const {
 }
 
 std::vector<std::string> CommandFlagNames(uint32_t flags) {
+  // Valkey's order; it does not show may_replicate.
   static const std::pair<uint32_t, const char*> kNames[] = {
-      {kCmdWrite, "write"},         {kCmdReadonly, "readonly"},
-      {kCmdDenyOom, "denyoom"},     {kCmdAdmin, "admin"},
-      {kCmdPubSub, "pubsub"},       {kCmdNoScript, "noscript"},
-      {kCmdBlocking, "blocking"},   {kCmdLoading, "loading"},
-      {kCmdStale, "stale"},         {kCmdSkipMonitor, "skip_monitor"},
-      {kCmdSkipSlowlog, "skip_slowlog"}, {kCmdFast, "fast"},
-      {kCmdNoAuth, "no_auth"},      {kCmdMayReplicate, "may_replicate"},
-      {kCmdNoMulti, "no_multi"},    {kCmdMovableKeys, "movablekeys"},
-      {kCmdAllowBusy, "allow_busy"}, {kCmdNoMandatoryKeys, "no_mandatory_keys"},
-      {kCmdAsking, "asking"},       {kCmdNoAsyncLoading, "no_async_loading"},
+      {kCmdWrite, "write"},
+      {kCmdReadonly, "readonly"},
+      {kCmdDenyOom, "denyoom"},
+      {kCmdAdmin, "admin"},
+      {kCmdPubSub, "pubsub"},
+      {kCmdNoScript, "noscript"},
+      {kCmdBlocking, "blocking"},
+      {kCmdLoading, "loading"},
+      {kCmdStale, "stale"},
+      {kCmdSkipMonitor, "skip_monitor"},
+      {kCmdSkipSlowlog, "skip_slowlog"},
+      {kCmdAsking, "asking"},
+      {kCmdFast, "fast"},
+      {kCmdNoAuth, "no_auth"},
+      {kCmdNoMandatoryKeys, "no_mandatory_keys"},
+      {kCmdNoAsyncLoading, "no_async_loading"},
+      {kCmdNoMulti, "no_multi"},
+      {kCmdMovableKeys, "movablekeys"},
+      {kCmdAllowBusy, "allow_busy"},
   };
   std::vector<std::string> out;
   for (const auto& [bit, name] : kNames) {

@@ -14,7 +14,17 @@
 namespace vireo {
 
 struct CommandContext;
+struct CommandDocs;
 using CommandHandler = void (*)(CommandContext& ctx);
+
+// A key argument of a command: its index in the arguments and its key-spec flags (KeySpecFlag
+// in commands/command_docs.h; 0 where Valkey's key finder for the command gives none).
+struct KeyRef {
+  int pos;
+  uint32_t flags;
+};
+// A command's own way to find its keys (Valkey's getkeys_proc); see commands/key_finders.h.
+using KeyFinder = int (*)(const std::vector<std::string_view>& args, std::vector<KeyRef>* keys);
 
 // Command flags, named as COMMAND INFO reports them.
 enum CommandFlag : uint32_t {
@@ -81,8 +91,11 @@ struct CommandSpec {
   int arity = 0;     // positive: exact argc; negative: at least -arity
   uint32_t flags = 0;
   uint64_t acl = 0;
-  int first_key = 0, last_key = 0, key_step = 0;  // legacy key spec (last -1 = to the end)
+  // Legacy key positions, as COMMAND INFO shows them (last -1 = to the end). The keys are
+  // found by the key specs of `docs` (commands/key_finders.h).
+  int first_key = 0, last_key = 0, key_step = 0;
   CommandHandler handler = nullptr;
+  // Docs for a command the generated table lacks; COMMAND DOCS prefers `docs`.
   std::string group;  // "string", "generic", "server", "connection", ...
   std::string summary;
   std::string since;
@@ -90,6 +103,10 @@ struct CommandSpec {
   std::vector<CommandSpec> subcommands;  // for container commands (CONFIG, CLIENT, ...)
   mutable CommandStats stats;
   uint32_t id = 0;  // dense index over commands and subcommands (ACL bitmaps), set by Add
+  // Set by Add from the name: key specs, tips and docs from Valkey's command reference
+  // (nullptr for a command it lacks), and the command's own key finder (or nullptr).
+  const CommandDocs* docs = nullptr;
+  KeyFinder key_finder = nullptr;
 
   bool IsContainer() const { return !subcommands.empty(); }
   // Subcommand by (case-insensitive) name, or nullptr.
@@ -118,10 +135,6 @@ class CommandTable {
   size_t Size() const { return ordered_.size(); }
   // One more than the largest CommandSpec::id (commands and subcommands).
   uint32_t IdLimit() const { return next_id_; }
-  // Key positions of args for spec (COMMAND GETKEYS, cluster checks); false when movable
-  // keys cannot be found in malformed arguments.
-  static bool KeyPositions(const CommandSpec& spec, const std::vector<std::string_view>& args,
-                           std::vector<int>* keys);
   void ResetStats() const;
 
  private:

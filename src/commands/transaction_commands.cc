@@ -111,6 +111,8 @@ void CmdUnwatch(CommandContext& ctx) {
 void RegisterTransactionCommands(CommandTable& t) {
   const uint32_t base = kCmdNoScript | kCmdLoading | kCmdStale;
   const uint64_t tx = kAclTransaction;
+  // MULTI and WATCH say no_multi, as in Valkey 8.0.1; inside MULTI they still answer with
+  // their own errors (QueueInMulti lets them run).
   t.Add({.name = "multi", .arity = 1, .flags = base | kCmdFast | kCmdNoMulti | kCmdAllowBusy,
          .acl = tx | kAclFast, .handler = CmdMulti, .group = "transactions",
          .summary = "Starts a transaction.", .since = "1.2.0", .complexity = "O(1)"});

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "commands/command_table.h"
+#include "commands/key_finders.h"
 #include "common/numbers.h"
 #include "server/client.h"
 
@@ -110,10 +111,10 @@ void Tracking::RememberKeys(Client* c, const CommandSpec& spec,
   if ((c->flags & kClientTrackingOptout) && caching) return;
   // Shard channels are keys for cluster routing only: nothing to cache.
   if ((spec.flags & kCmdPubSub) || IsReadOnlyScript(spec.name)) return;
-  std::vector<int> positions;
-  if (!CommandTable::KeyPositions(spec, args, &positions)) return;
-  for (int pos : positions) {
-    std::string_view key = args[static_cast<size_t>(pos)];
+  std::vector<KeyRef> keys;
+  CommandKeys(spec, args, &keys);
+  for (const KeyRef& k : keys) {
+    std::string_view key = args[static_cast<size_t>(k.pos)];
     auto it = keys_.find(key);
     if (it == keys_.end()) it = keys_.emplace(std::string(key), std::vector<uint64_t>{}).first;
     std::vector<uint64_t>& ids = it->second;

@@ -13,7 +13,8 @@ from conftest import REDIS_CLI, RawConnection
 REDIS_SERVER = "/usr/bin/redis-server"
 need_redis = pytest.mark.skipif(not os.path.exists(REDIS_SERVER), reason="no redis-server")
 
-# COMMAND INFO of redis-server 7.0: arity, flags, first key, last key, step, ACL categories.
+# COMMAND INFO of redis-server 7.0: arity, flags, first key, last key, step, ACL categories
+# (COMMAND GETKEYS's arity as Valkey 8.0.1 has it: -3).
 REDIS_COMMAND_INFO = {
     "get": (2, ["fast", "readonly"], 1, 1, 1, ["@fast", "@read", "@string"]),
     "set": (-3, ["denyoom", "write"], 1, 1, 1, ["@slow", "@string", "@write"]),
@@ -40,7 +41,7 @@ REDIS_COMMAND_INFO = {
                        ["@admin", "@dangerous", "@slow"]),
     "command|info": (-2, ["loading", "stale"], 0, 0, 0, ["@connection", "@slow"]),
     "command|docs": (-2, ["loading", "stale"], 0, 0, 0, ["@connection", "@slow"]),
-    "command|getkeys": (-4, ["loading", "stale"], 0, 0, 0, ["@connection", "@slow"]),
+    "command|getkeys": (-3, ["loading", "stale"], 0, 0, 0, ["@connection", "@slow"]),
     "debug": (-2, ["admin", "loading", "noscript", "stale"], 0, 0, 0,
               ["@admin", "@dangerous", "@slow"]),
     "module|list": (2, ["admin", "noscript"], 0, 0, 0, ["@admin", "@dangerous", "@slow"]),
@@ -85,13 +86,21 @@ def test_command_info_matches_redis(rc):
         assert len(info) == 10
 
 
-# Deliberate differences from redis-server 7.0's COMMAND INFO: ZRANK/ZREVRANK take Valkey's
-# WITHSCORE (Redis 7.2), so their arity is -3; MULTI and WATCH are no_multi in Valkey 8.
-VALKEY_ARITY = {"zrank": -3, "zrevrank": -3}
-# Valkey 8 runs blocking commands inside scripts (as if their timeout passed): no noscript flag;
-# WAIT is flagged blocking and in @blocking.
-VALKEY_NOT_NOSCRIPT = {"blpop", "brpop", "blmove", "brpoplpush", "bzpopmin", "bzpopmax", "wait"}
-VALKEY_FLAGS = {"multi": "no_multi", "watch": "no_multi"}
+# Deliberate differences from redis-server 7.0's COMMAND INFO, where Vireo follows Valkey 8.0.1
+# (test_command_valkey.py compares the whole table with Valkey's): ZRANK/ZREVRANK take WITHSCORE
+# (Redis 7.2) and COMMAND GETKEYS(ANDFLAGS) needs only the command name, so their arities are
+# -3; MULTI and WATCH are no_multi; CLUSTER INFO / MYID / MYSHARDID / NODES / SHARDS / SLOTS run
+# while loading; blocking commands may run in scripts (no noscript), WAIT is blocking.
+VALKEY_ARITY = {"zrank": -3, "zrevrank": -3, "command|getkeys": -3, "command|getkeysandflags": -3}
+VALKEY_FLAGS = {  # name: (flags added, flags removed, ACL categories added)
+    "multi": (["no_multi"], [], []),
+    "watch": (["no_multi"], [], []),
+    **{f"cluster|{sub}": (["loading"], [], [])
+       for sub in ("info", "myid", "myshardid", "nodes", "shards", "slots")},
+    **{name: ([], ["noscript"], [])
+       for name in ("blmove", "blpop", "brpop", "brpoplpush", "bzpopmax", "bzpopmin")},
+    "wait": (["blocking"], ["noscript"], ["@blocking"]),
+}
 
 
 def command_table(conn):
@@ -125,14 +134,10 @@ def test_every_command_of_redis_has_its_info(start_server):
     for name, info in sorted(theirs.items()):
         if name in VALKEY_ARITY:
             info = (VALKEY_ARITY[name],) + info[1:]
-        if name in VALKEY_NOT_NOSCRIPT:
-            flags = [f for f in info[1] if f != "noscript"]
-            acl = info[5]
-            if name == "wait":
-                flags, acl = sorted(flags + ["blocking"]), sorted(acl + ["@blocking"])
-            info = (info[0], flags) + info[2:5] + (acl,)
         if name in VALKEY_FLAGS:
-            info = (info[0], sorted(info[1] + [VALKEY_FLAGS[name]])) + info[2:]
+            added, removed, acl = VALKEY_FLAGS[name]
+            info = (info[0], sorted(set(info[1]) - set(removed) | set(added))) + info[2:5] + (
+                sorted(set(info[5]) | set(acl)),)
         assert ours[name] == info, name
 
 
@@ -210,9 +215,97 @@ def test_command_getkeys(rc):
     assert rc.call("COMMAND", "GETKEYS", "config", "get", "x").message == (
         "ERR The command has no key arguments")
     assert rc.call("COMMAND", "GETKEYS", "get").message == (
+        "ERR Invalid number of arguments specified for command")
+    assert rc.call("COMMAND", "GETKEYS").message == (
         "ERR wrong number of arguments for 'command|getkeys' command")
+    assert rc.call("COMMAND", "GETKEYS", "config").message == (
+        "ERR The command has no key arguments")
+    assert rc.call("COMMAND", "GETKEYS", "config", "nosuch").message == (
+        "ERR Invalid command specified")
     pairs = rc.call("COMMAND", "GETKEYSANDFLAGS", "get", "k")
     assert pairs[0][0] == b"k" and "RO" in pairs[0][1]
+
+
+# Valkey 8.0.1's answers, written out, so that these hold without the reference server
+# (test_command_valkey.py compares every command with it).
+
+def keyspec(flags, begin, find, notes=None):
+    spec = [b"notes", notes.encode()] if notes else []
+    return spec + [b"flags", flags, b"begin_search", begin, b"find_keys", find]
+
+
+def index(i):
+    return [b"type", b"index", b"spec", [b"index", i]]
+
+
+def range_(lastkey, keystep=1, limit=0):
+    return [b"type", b"range", b"spec", [b"lastkey", lastkey, b"keystep", keystep, b"limit", limit]]
+
+
+def test_key_specs_written_out(rc):
+    blmove, eval_, georadius, del_ = rc.call("COMMAND", "INFO", "blmove", "eval", "georadius",
+                                             "del")
+    assert blmove[8] == [keyspec(["RW", "access", "delete"], index(1), range_(0)),
+                         keyspec(["RW", "insert"], index(2), range_(0))]
+    assert eval_[8] == [keyspec(["RW", "access", "update"], index(2), [
+        b"type", b"keynum", b"spec", [b"keynumidx", 0, b"firstkey", 1, b"keystep", 1]],
+        notes="We cannot tell how the keys will be used so we assume the worst, RW and UPDATE")]
+    assert georadius[8][1] == keyspec(
+        ["OW", "update"],
+        [b"type", b"keyword", b"spec", [b"keyword", b"STORE", b"startfrom", 6]], range_(0))
+    assert eval_[2] == ["noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"]
+    assert del_[7] == [b"request_policy:multi_shard", b"response_policy:agg_sum"]
+    assert rc.call("COMMAND", "INFO", "ping")[0][7] == [b"request_policy:all_shards",
+                                                        b"response_policy:all_succeeded"]
+
+
+def test_docs_arguments_written_out(rc):
+    docs = rc.call("COMMAND", "DOCS", "set")
+    assert docs[0] == b"set"
+    fields = dict(zip(docs[1][0::2], docs[1][1::2]))
+    assert list(fields) == [b"summary", b"since", b"group", b"complexity", b"history",
+                            b"arguments"]
+    assert fields[b"history"][0] == [b"2.6.12", b"Added the `EX`, `PX`, `NX` and `XX` options."]
+    args = fields[b"arguments"]
+    assert args[0] == [b"name", b"key", b"type", b"key", b"display_text", b"key",
+                       b"key_spec_index", 0]
+    assert args[1] == [b"name", b"value", b"type", b"string", b"display_text", b"value"]
+    assert args[2][:8] == [b"name", b"condition", b"type", b"oneof", b"since", b"2.6.12",
+                           b"flags", ["optional"]]
+    assert args[2][9][0] == [b"name", b"nx", b"type", b"pure-token", b"display_text", b"nx",
+                             b"token", b"NX"]
+    # Deprecated commands say so, and what replaces them.
+    getset = dict(zip(*[iter(rc.call("COMMAND", "DOCS", "getset")[1])] * 2))
+    assert getset[b"doc_flags"] == ["deprecated"]
+    assert getset[b"deprecated_since"] == b"6.2.0"
+    assert getset[b"replaced_by"] == b"`SET` with the `!GET` argument"
+    # Vireo's own commands, after Valkey's newer command reference.
+    hgetex = dict(zip(*[iter(rc.call("COMMAND", "DOCS", "hgetex")[1])] * 2))
+    assert hgetex[b"since"] == b"9.0.0"
+    assert hgetex[b"arguments"][2][:6] == [b"name", b"fields", b"type", b"block", b"token",
+                                           b"FIELDS"]
+
+
+def test_command_getkeysandflags_written_out(rc):
+    def keys(*args):
+        return rc.call("COMMAND", "GETKEYSANDFLAGS", *args)
+
+    assert keys("lmove", "a", "b", "left", "right") == [[b"a", ["RW", "access", "delete"]],
+                                                        [b"b", ["RW", "insert"]]]
+    assert keys("set", "k", "v") == [[b"k", ["OW", "update"]]]
+    assert keys("set", "k", "v", "get") == [[b"k", ["RW", "access", "update"]]]
+    assert keys("eval", "s", "2", "a", "b", "c") == [[b"a", ["RW", "access", "update"]],
+                                                     [b"b", ["RW", "access", "update"]]]
+    assert keys("eval", "s", "0") == []
+    assert keys("sort", "k", "store", "d") == [[b"k", ["RO", "access"]], [b"d", ["OW", "update"]]]
+    assert keys("migrate", "h", "1", "", "0", "10", "keys", "a") == [
+        [b"a", ["RW", "access", "delete"]]]
+    assert keys("zunionstore", "d", "1abc", "x") == [[b"x", []], [b"d", []]]
+    assert keys("xread", "streams", "a", "b", "0", "0") == [[b"a", ["RO", "access"]],
+                                                             [b"b", ["RO", "access"]]]
+    assert keys("exists", "a") == [[b"a", ["RO"]]]
+    assert keys("lmpop", "0", "a", "left").message == "ERR Invalid arguments specified for command"
+    assert keys("spublish", "ch", "m").message == "ERR The command has no key arguments"
 
 
 def test_command_help_and_errors(rc):
