@@ -334,8 +334,6 @@ class Server {
   // SHUTDOWN's); a second SIGINT during the wait for replicas exits at once.
   void ShutdownOnSignal();
   void FeedMonitors(Client* c, const std::vector<std::string_view>& args);
-  // Counts a blocked command answered outside its handler (timeout, unblock) in its stats.
-  void CountUnblocked(Client* c, bool failed);
   // The command logs for a command that ran for duration_us and grew its reply buffer by
   // reply_growth (wrapped around when the buffer was flushed meanwhile). Inline, as it runs
   // after every command and usually logs nothing: a threshold of -1 (off) is the largest

@@ -70,17 +70,6 @@ void Server::ServeReadyKeys() {
   serving_ready_ = false;
 }
 
-void Server::CountUnblocked(Client* c, bool failed) {
-  // The command that blocked, answered outside its handler (timeout, CLIENT UNBLOCK, a role
-  // change): counted once now, as Valkey does; the time it waited is not execution time.
-  if (c->block == nullptr || c->block->args.empty()) return;
-  const CommandSpec* spec = Commands().Find(c->block->args[0]);
-  if (spec == nullptr) return;
-  ++spec->stats.calls;
-  if (failed) ++spec->stats.failed_calls;
-  ++stats_.total_commands_processed;
-}
-
 void Server::EndBlock(Client* c) {
   if (c->block->on_timeout == BlockTimeoutReply::kReplicaCount) replication_->RemoveWaiter(c);
   c->flags &= ~kClientBlocked;
@@ -147,7 +136,6 @@ void Server::HandleBlockTimeouts() {
   if (now < next) return;
   for (Client* c : blocking_.Expired(now)) {
     ReplyTimeout(*this, c);
-    CountUnblocked(c, false);
     EndBlock(c);
   }
 }
@@ -167,7 +155,6 @@ void Server::UnblockAllForReplicaOf() {
     }
     CountUnblocked(*this, c, true);
     c->flags |= kClientCloseAfterReply;
-    CountUnblocked(c, true);
     EndBlock(c);
     QueueWrite(c);
   }
@@ -181,7 +168,6 @@ void Server::UnblockClient(Client* c, bool with_error) {
   } else {
     ReplyTimeout(*this, c);
   }
-  CountUnblocked(c, with_error);
   EndBlock(c);
 }
 
