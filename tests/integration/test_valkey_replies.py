@@ -501,3 +501,14 @@ def test_acl_file_and_wait_texts(server, valkey):
         "ERR This instance is not configured to use an ACL file. You may want to specify users "
         "via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a "
         "configuration file set) in order to store users in the configuration.")] * 2)
+
+
+def test_acl_subcommand_arity_errors(server, valkey):
+    def syntax(sub, command="ACL"):
+        return RespError(f"ERR unknown subcommand or wrong number of arguments for '{sub}'. "
+                         f"Try {command} HELP.")
+
+    same_as_valkey(server, valkey, [["ACL", "CAT", "a", "b"], ["acl", "Log", "RESET", "x"],
+                                    ["pubsub", "channels", "a", "b"], ["SLOWLOG", "GET", "1", "2"]],
+                   [syntax("CAT"), syntax("Log"), syntax("channels", "PUBSUB"),
+                    syntax("GET", "SLOWLOG")])
