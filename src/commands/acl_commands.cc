@@ -117,7 +117,7 @@ void CmdAclWhoAmI(CommandContext& ctx) { ctx.reply.Bulk(ctx.client.UserName()); 
 // ACL CAT [category]
 void CmdAclCat(CommandContext& ctx) {
   if (ctx.argc() > 3) {
-    ctx.reply.Error("ERR wrong number of arguments for 'acl|cat' command");
+    ReplySubcommandSyntaxError(ctx);
     return;
   }
   if (ctx.argc() == 2) {
@@ -166,7 +166,7 @@ void CmdAclGenPass(CommandContext& ctx) {
 // ACL LOG [count | RESET]
 void CmdAclLog(CommandContext& ctx) {
   if (ctx.argc() > 3) {
-    ctx.reply.Error("ERR wrong number of arguments for 'acl|log' command");
+    ReplySubcommandSyntaxError(ctx);
     return;
   }
   int64_t count = 10;

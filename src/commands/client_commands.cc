@@ -151,13 +151,6 @@ bool ParseOnOff(CommandContext& ctx, std::string_view s, bool* on) {
   return true;
 }
 
-// Too many arguments for a subcommand whose table arity is open-ended: Valkey's generic
-// answer, naming the subcommand as the client spelled it.
-void ReplyClientSyntaxError(CommandContext& ctx) {
-  ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
-                  std::string(ctx.arg(1)) + "'. Try CLIENT HELP.");
-}
-
 // Closes target: the caller itself after its reply is out, any other client right away.
 void KillClient(CommandContext& ctx, Client* target) {
   if (target == &ctx.client) {
@@ -378,7 +371,7 @@ void CmdClientCapa(CommandContext& ctx) {
 // CLIENT PAUSE timeout [WRITE|ALL]
 void CmdClientPause(CommandContext& ctx) {
   if (ctx.argc() > 4) {
-    ReplyClientSyntaxError(ctx);
+    ReplySubcommandSyntaxError(ctx);
     return;
   }
   int64_t timeout;
@@ -579,7 +572,7 @@ void CmdClientTrackingInfo(CommandContext& ctx) {
 // CLIENT UNBLOCK client-id [TIMEOUT|ERROR]
 void CmdClientUnblock(CommandContext& ctx) {
   if (ctx.argc() > 4) {
-    ReplyClientSyntaxError(ctx);
+    ReplySubcommandSyntaxError(ctx);
     return;
   }
   int64_t id;

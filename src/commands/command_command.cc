@@ -212,18 +212,18 @@ void CmdCommandGetKeysAndFlags(CommandContext& ctx) { ReplyCommandKeys(ctx, true
 // COMMAND HELP
 void CmdCommandHelp(CommandContext& ctx) {
   ReplyHelp(ctx.reply, ctx.arg(0),
-            {"(no subcommand)", "    Return details about all Redis commands.", "COUNT",
-             "    Return the total number of commands in this Redis server.", "LIST",
-             "    Return a list of all commands in this Redis server.",
-             "INFO [<command-name> ...]", "    Return details about multiple Redis commands.",
+            {"(no subcommand)", "    Return details about all commands.", "COUNT",
+             "    Return the total number of commands in this server.", "LIST",
+             "    Return a list of all commands in this server.",
+             "INFO [<command-name> ...]", "    Return details about multiple commands.",
              "    If no command names are given, documentation details for all",
              "    commands are returned.", "DOCS [<command-name> ...]",
-             "    Return documentation details about multiple Redis commands.",
+             "    Return documentation details about multiple commands.",
              "    If no command names are given, documentation details for all",
              "    commands are returned.", "GETKEYS <full-command>",
-             "    Return the keys from a full Redis command.",
+             "    Return the keys from a full command.",
              "GETKEYSANDFLAGS <full-command>",
-             "    Return the keys and the access flags from a full Redis command."});
+             "    Return the keys and the access flags from a full command."});
 }
 
 }  // namespace

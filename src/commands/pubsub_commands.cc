@@ -156,8 +156,7 @@ void CmdSPublish(CommandContext& ctx) {
 
 void ReplyChannels(CommandContext& ctx, PubSubSpace space) {
   if (ctx.argc() > 3) {
-    ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
-                    std::string(ctx.arg(1)) + "'. Try PUBSUB HELP.");
+    ReplySubcommandSyntaxError(ctx);
     return;
   }
   std::vector<std::string_view> names;

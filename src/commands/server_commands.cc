@@ -23,6 +23,12 @@ void ReplyHelp(ReplyBuilder& reply, std::string_view command,
   reply.Simple("    Print this help.");
 }
 
+void ReplySubcommandSyntaxError(CommandContext& ctx) {
+  ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
+                  std::string(ctx.arg(1).substr(0, 128)) + "'. Try " + ToUpper(ctx.arg(0)) +
+                  " HELP.");
+}
+
 namespace {
 
 // TIME
@@ -116,8 +122,7 @@ void ReplyCommandLog(CommandContext& ctx, CommandLogType type, int64_t count) {
 void CmdSlowlogGet(CommandContext& ctx) {
   int64_t count = 10;
   if (ctx.argc() > 3) {
-    ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
-                    std::string(ctx.arg(1)) + "'. Try SLOWLOG HELP.");
+    ReplySubcommandSyntaxError(ctx);
     return;
   }
   if (ctx.argc() == 3 && (!ParseInt64(ctx.arg(2), &count) || count < -1)) {

@@ -14,6 +14,7 @@
 namespace vireo {
 
 struct Client;
+struct CommandContext;
 struct Config;
 class Server;
 
@@ -43,5 +44,9 @@ size_t PeakMemory(size_t used);
 // renamed by rename-command names itself by its new name, as in Valkey.
 void ReplyHelp(ReplyBuilder& reply, std::string_view command,
                std::initializer_list<std::string_view> lines);
+// Valkey's answer to a subcommand given more arguments than it takes (its table arity being
+// open-ended): "ERR unknown subcommand or wrong number of arguments for 'sub'. Try COMMAND
+// HELP.", the subcommand as the client spelled it, the command uppercased.
+void ReplySubcommandSyntaxError(CommandContext& ctx);
 
 }  // namespace vireo

@@ -194,7 +194,11 @@ def test_wait_semantics(start_server):
     assert tx.execute()[1] in (0, 1)
     with pytest.raises(redis.ResponseError) as e:
         r.wait(1, 10)
-    assert "WAIT cannot be used with replica instances" in str(e.value)
+    # valkey-server 8.0.1's text (Redis 7.0's said "since Redis 4.0").
+    assert str(e.value) == (
+        "WAIT cannot be used with replica instances. Please also note that if a replica is "
+        "configured to be writable (which is not the default) writes to replicas are just local "
+        "and are not propagated.")
     for args, text in ((("1", "-1"), "ERR timeout is negative"),
                        (("x", "1"), "ERR value is not an integer or out of range"),
                        (("0", "x"), "ERR timeout is not an integer or out of range")):

@@ -471,3 +471,44 @@ def test_noperm_texts(server, valkey):
         b"User z1 has no permissions to access the 'x' key",
         b"User z1 has no permissions to access the 'nochan' channel",
         b"User z1 has no permissions to run the 'config|get' command"]
+
+
+# --- Texts that name Valkey or were rephrased ----------------------------------------------
+
+HELP_COMMANDS = ["ACL", "CLIENT", "COMMAND", "CONFIG", "LATENCY", "MEMORY", "MODULE",
+                 "OBJECT", "PUBSUB", "SLOWLOG", "XINFO", "XGROUP"]
+
+
+def test_help_texts(server, valkey):
+    got = same_as_valkey(server, valkey, [[c, "HELP"] for c in HELP_COMMANDS])
+    assert all(h[-2:] == ["HELP", "    Print this help."] for h in got)
+    assert "    Return details about all commands." in got[HELP_COMMANDS.index("COMMAND")]
+
+
+def test_doctor_texts(server, valkey):
+    same_as_valkey(server, valkey, [["LATENCY", "DOCTOR"], ["MEMORY", "DOCTOR"]], [
+        b"I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Valkey "
+        b"instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in "
+        b"order to enable it.\n",
+        b"Hi Sam, this instance is empty or is using very little memory, my issues detector "
+        b"can't be used in these conditions. Please, leave for your mission on Earth and fill it "
+        b"with some data. The new Sam and I will be back to our programming as soon as I "
+        b"finished rebooting.\n"])
+
+
+def test_acl_file_and_wait_texts(server, valkey):
+    same_as_valkey(server, valkey, [["ACL", "SAVE"], ["ACL", "LOAD"]], [RespError(
+        "ERR This instance is not configured to use an ACL file. You may want to specify users "
+        "via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a "
+        "configuration file set) in order to store users in the configuration.")] * 2)
+
+
+def test_acl_subcommand_arity_errors(server, valkey):
+    def syntax(sub, command="ACL"):
+        return RespError(f"ERR unknown subcommand or wrong number of arguments for '{sub}'. "
+                         f"Try {command} HELP.")
+
+    same_as_valkey(server, valkey, [["ACL", "CAT", "a", "b"], ["acl", "Log", "RESET", "x"],
+                                    ["pubsub", "channels", "a", "b"], ["SLOWLOG", "GET", "1", "2"]],
+                   [syntax("CAT"), syntax("Log"), syntax("channels", "PUBSUB"),
+                    syntax("GET", "SLOWLOG")])
