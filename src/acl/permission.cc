@@ -117,18 +117,6 @@ std::string AclDenialText(const AclVerdict& v, const User& user, const CommandSp
   }
 }
 
-std::string AclDenialLegacyError(AclDenial denial, const CommandSpec& spec) {
-  switch (denial) {
-    case AclDenial::kKey:
-      return "NOPERM this user has no permissions to access one of the keys used as arguments";
-    case AclDenial::kChannel:
-      return "NOPERM this user has no permissions to access one of the channels used as "
-             "arguments";
-    default:
-      return "NOPERM this user has no permissions to run the '" + spec.name + "' command";
-  }
-}
-
 const char* AclDenialReason(AclDenial denial) {
   switch (denial) {
     case AclDenial::kKey:

@@ -35,9 +35,6 @@ bool CanReadEveryKey(const User& user, const CommandSpec& spec,
 // (ACL DRYRUN), which names it: "User u has no permissions to access the 'k' key".
 std::string AclDenialText(const AclVerdict& v, const User& user, const CommandSpec& spec,
                           const std::vector<std::string_view>& args, bool verbose);
-// Redis 7.0's NOPERM reply ("NOPERM this user has no permissions to ..."), which the script
-// engine still words its refusals from (scripting/script_engine.cc).
-std::string AclDenialLegacyError(AclDenial denial, const CommandSpec& spec);
 // ACL LOG's reason ("command", "key", "channel", "auth") and object for a refusal.
 const char* AclDenialReason(AclDenial denial);
 std::string AclDenialObject(const AclVerdict& v, const CommandSpec& spec,

@@ -471,7 +471,7 @@ int ScriptEngine::CallCommand(lua_State* L) {
   for (std::string_view a : args) arg_bytes += a.size();
   const char* refusal = arg_bytes > budget ? kScriptOom : nullptr;
   std::string misconf;  // persistence/disk_errors.h
-  std::string acl_refusal;  // NOPERM text of the caller's user (server_acl.cc)
+  std::string acl_refusal;  // NOPERM text of the caller's user (server_acl.cc), then ours
   const CommandSpec* spec = Commands().Find(args[0]);
   if (spec != nullptr && spec->IsContainer() && args.size() >= 2) {
     spec = spec->FindSubcommand(args[1]);
@@ -488,14 +488,9 @@ int ScriptEngine::CallCommand(lua_State* L) {
   } else if (Client* caller = server_.executing();
              caller != nullptr && (caller->flags & kClientAclRestricted) &&
              !server_.AclPermits(caller, spec, args, "lua", &acl_refusal)) {
-    // Redis 7.0's wording for a script's refused command, key or channel.
-    refusal = acl_refusal.find(" keys ") != std::string::npos
-                  ? "The user executing the script can't access at least one of the keys "
-                    "mentioned in the command arguments"
-              : acl_refusal.find(" channels ") != std::string::npos
-                  ? "The user executing the script can't publish to the channel mentioned in "
-                    "the command"
-                  : "The user executing the script can't run this command or subcommand";
+    // Valkey 8's wording: the NOPERM text after "ACL failure in script: ".
+    acl_refusal.replace(0, acl_refusal.find(' ') + 1, "ACL failure in script: ");
+    refusal = acl_refusal.c_str();
   } else if ((spec->flags & kCmdWrite) && run_.read_only) {
     refusal = "Write commands are not allowed from read-only scripts.";
   } else if ((spec->flags & kCmdWrite) && (refusal = WriteRefusal(&misconf)) != nullptr) {

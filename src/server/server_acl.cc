@@ -122,9 +122,7 @@ bool Server::AclPermits(Client* c, const CommandSpec* spec,
                         std::string* error) {
   AclVerdict v = AclCheck(c, spec, args, context);
   if (v.denial == AclDenial::kNone) return true;
-  *error = std::string_view(context) == "lua"
-               ? AclDenialLegacyError(v.denial, *spec)
-               : "NOPERM " + AclDenialText(v, *c->acl_user, *spec, args, false);
+  *error = "NOPERM " + AclDenialText(v, *c->acl_user, *spec, args, false);
   return false;
 }
 

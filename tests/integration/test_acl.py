@@ -207,12 +207,13 @@ def test_multi_and_scripts(server):
         "NOPERM ACLs rules changed between the moment the transaction was accumulated and the "
         "EXEC call. This command is no longer allowed for the following reason: no permission "
         "to execute the command or subcommand"), "OK"]
+    # Valkey 8's words: the NOPERM text after "ACL failure in script: ".
     err = c.call("EVAL", "return redis.call('get', 'x')", "0")
-    assert err.message.startswith("ERR The user executing the script can't run this command "
-                                  "or subcommand script: ")
+    assert err.message.startswith("ERR ACL failure in script: User u has no permissions to run "
+                                  "the 'get' command script: ")
     err = c.call("EVAL", "return redis.call('set', 'x', 1)", "0")
-    assert err.message.startswith("ERR The user executing the script can't access at least one "
-                                  "of the keys mentioned in the command arguments script: ")
+    assert err.message.startswith("ERR ACL failure in script: No permissions to access a key "
+                                  "script: ")
     contexts = {dict(zip(e[::2], e[1::2]))[b"context"] for e in admin.call("ACL", "LOG")}
     assert contexts == {b"toplevel", b"multi", b"lua"}
 

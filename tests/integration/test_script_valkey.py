@@ -153,5 +153,13 @@ def test_scripts_and_functions_answer_as_valkey(start_server, request, against):
         c.execute_command("AUTH", "lim", "x")
         assert c.eval("return {redis.acl_check_cmd('get', 'k'), redis.acl_check_cmd('set', 'k', "
                       "'v'), redis.acl_check_cmd('set', 'other', 'v')}", 0) == [None, 1, None]
+        # A refused call: Valkey 8's NOPERM text after "ACL failure in script: ".
+        for script, text in [("return redis.call('get', 'k')",
+                              "User lim has no permissions to run the 'get' command script: "),
+                             ("return redis.call('set', 'other', 'v')",
+                              "No permissions to access a key script: ")]:
+            with pytest.raises(redis.ResponseError) as e:
+                c.eval(script, 0)
+            assert str(e.value).startswith("ACL failure in script: " + text), str(e.value)
         c.execute_command("AUTH", "default", "x")
         c.execute_command("ACL", "DELUSER", "lim")
