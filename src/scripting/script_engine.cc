@@ -381,12 +381,14 @@ void ScriptEngine::RunAndReply(CommandContext& ctx, int nargs, std::string_view 
   lua_sethook(L_, reinterpret_cast<lua_Hook>(&ScriptEngine::LuaHook), LUA_MASKCOUNT,
               kHookInstructions);
   LimitHeap();
+  run_.output_budget = OutputBudget();
   int rc = lua_pcall(L_, nargs, 1, base);
   lua_sethook(L_, nullptr, 0, 0);
   UnlimitHeap(rc == LUA_ERRMEM);
   g_running = outer;
   if (run_.timed_out) server_.ClearScriptBusy();
   const bool resp3 = run_.resp3;
+  const size_t budget = run_.output_budget;
   run_ = Run{};
   if (rc == LUA_ERRMEM) {
     // The script's heap reached its limit (past maxmemory): the error Valkey gives a command
@@ -419,7 +421,6 @@ void ScriptEngine::RunAndReply(CommandContext& ctx, int nargs, std::string_view 
   } else {
     // A reply past the budget is dropped for an OOM error, never built.
     const size_t start = ctx.reply.Output()->size();
-    const size_t budget = OutputBudget();
     ctx.reply.SetSizeLimit(budget > SIZE_MAX - start ? SIZE_MAX : start + budget);
     LuaToReply(L_, -1, ctx.reply, resp3);
     const bool overflowed = ctx.reply.Overflowed();
@@ -466,7 +467,7 @@ int ScriptEngine::CallCommand(lua_State* L) {
     }
   }
   // Arguments may repeat one large string: past the budget they would be copied into keys.
-  const size_t budget = OutputBudget();
+  const size_t budget = run_.output_budget;
   size_t arg_bytes = 0;
   for (std::string_view a : args) arg_bytes += a.size();
   const char* refusal = arg_bytes > budget ? kScriptOom : nullptr;

@@ -116,6 +116,9 @@ class ScriptEngine {
     bool wrote = false;
     bool killed = false;
     bool timed_out = false;
+    // OutputBudget() at the start: read once per run, not per redis.call (with jemalloc,
+    // UsedMemory refreshes the allocator's statistics).
+    size_t output_budget = static_cast<size_t>(-1);
   };
 
   // Compiles body into a cached script; false with the error reply text.
