@@ -5,7 +5,9 @@
 #include "commands/registry.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "persistence/aof_writer.h"
 #include "replication/replication.h"
+#include "server/blocking.h"
 #include "server/server.h"
 
 namespace vireo {
@@ -137,13 +139,10 @@ void CmdWait(CommandContext& ctx) {
     ctx.reply.Error("ERR value is not an integer or out of range");
     return;
   }
-  int64_t timeout;
-  if (!ParseInt64(ctx.args[2], &timeout)) {
-    ctx.reply.Error("ERR timeout is not an integer or out of range");
-    return;
-  }
-  if (timeout < 0) {
-    ctx.reply.Error("ERR timeout is negative");
+  int64_t deadline;
+  std::string error;
+  if (!ParseBlockTimeoutMs(ctx.args[2], NowMs(), &deadline, &error)) {
+    ctx.reply.Error("ERR " + error);
     return;
   }
   if (repl.is_replica()) {
@@ -153,8 +152,8 @@ void CmdWait(CommandContext& ctx) {
         "and are not propagated.");
     return;
   }
-  // The client's writes so far are in the stream up to the current offset.
-  const int64_t target = repl.offset();
+  // The client's own writes: the offset the stream had after its last one.
+  const int64_t target = ctx.client.woff;
   const int acked = repl.AckedReplicas(target);
   if (acked >= numreplicas || !ctx.CanBlock()) {
     ctx.reply.Integer(acked);
@@ -162,8 +161,56 @@ void CmdWait(CommandContext& ctx) {
   }
   repl.AddWaiter(&ctx.client, target, numreplicas);
   repl.RequestAcks();
-  ctx.Block({}, timeout == 0 ? 0 : NowMs() + timeout, ObjType::kString,
-            BlockTimeoutReply::kReplicaCount);
+  ctx.Block({}, deadline, ObjType::kString, BlockTimeoutReply::kReplicaCount);
+}
+
+// WAITAOF numlocal numreplicas timeout: until the client's writes are fsynced to the local
+// AOF (numlocal 1) and to numreplicas replicas' AOFs. Answers [local, replicas].
+void CmdWaitAof(CommandContext& ctx) {
+  Replication& repl = ctx.server.replication();
+  int64_t numlocal;
+  if (!ParseInt64(ctx.args[1], &numlocal)) {
+    ctx.reply.Error("ERR value is not an integer or out of range");
+    return;
+  }
+  if (numlocal < 0 || numlocal > 1) {
+    ctx.reply.Error("ERR value is out of range, value must between 0 and 1");
+    return;
+  }
+  int64_t numreplicas;
+  if (!ParseInt64(ctx.args[2], &numreplicas) || numreplicas < 0) {
+    ctx.reply.Error("ERR value is out of range, must be positive");
+    return;
+  }
+  int64_t deadline;
+  std::string error;
+  if (!ParseBlockTimeoutMs(ctx.args[3], NowMs(), &deadline, &error)) {
+    ctx.reply.Error("ERR " + error);
+    return;
+  }
+  if (repl.is_replica()) {
+    ctx.reply.Error(
+        "ERR WAITAOF cannot be used with replica instances. Please also note that writes to "
+        "replicas are just local and are not propagated.");
+    return;
+  }
+  if (numlocal > 0 && !ctx.server.aof()->enabled()) {
+    ctx.reply.Error(
+        "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.");
+    return;
+  }
+  const int64_t target = ctx.client.woff;
+  repl.AddAofWaiter(&ctx.client, target, numlocal, numreplicas);
+  auto [local, replicas] = repl.AofWaitCounts(&ctx.client);
+  if ((local >= numlocal && replicas >= numreplicas) || !ctx.CanBlock()) {
+    repl.RemoveWaiter(&ctx.client);
+    ctx.reply.Array(2);
+    ctx.reply.Integer(local);
+    ctx.reply.Integer(replicas);
+    return;
+  }
+  if (numreplicas > 0) repl.RequestAcks();
+  ctx.Block({}, deadline, ObjType::kString, BlockTimeoutReply::kAofCounts);
 }
 
 }  // namespace
@@ -209,6 +256,12 @@ void RegisterReplicationCommands(CommandTable& t) {
          .summary = "Blocks until the asynchronous replication of all preceding write commands "
                     "sent by the connection is completed.",
          .since = "3.0.0", .complexity = "O(1)"});
+  t.Add({.name = "waitaof", .arity = 4, .flags = kCmdBlocking,
+         .acl = kAclSlow | kAclConnection | kAclBlocking, .handler = CmdWaitAof,
+         .group = "generic",
+         .summary = "Blocks until all of the preceding write commands sent by the connection "
+                    "are written to the append-only file of the primary and/or replicas.",
+         .since = "7.2.0", .complexity = "O(1)"});
 }
 
 }  // namespace vireo

@@ -20,6 +20,7 @@
 #include "persistence/aof_commands.h"
 #include "persistence/aof_rewrite.h"
 #include "persistence/snapshot.h"
+#include "replication/replication.h"
 #include "server/server.h"
 
 namespace vireo {
@@ -37,9 +38,12 @@ class AofWorker {
     cv_.notify_one();
     thread_.join();
   }
-  void Fsync(int fd) { Push({Job::kFsync, fd, {}}); }
-  void FsyncAndClose(int fd) { Push({Job::kClose, fd, {}}); }
-  void Unlink(std::string path) { Push({Job::kUnlink, -1, std::move(path)}); }
+  // reploff: the replication offset the fd's written data reaches (WAITAOF).
+  void Fsync(int fd, int64_t reploff) { Push({Job::kFsync, fd, reploff, {}}); }
+  void FsyncAndClose(int fd, int64_t reploff) { Push({Job::kClose, fd, reploff, {}}); }
+  void Unlink(std::string path) { Push({Job::kUnlink, -1, 0, std::move(path)}); }
+  // The replication offset of the last finished fsync, -1 before any.
+  int64_t FsyncedReploff() const { return fsynced_reploff_.load(std::memory_order_acquire); }
   // An fsync queued or running (aof_pending_bio_fsync; the delayed-write rule).
   bool FsyncPending() const { return fsyncs_.load(std::memory_order_acquire) > 0; }
   // The errno of a failed fsync since the last call, 0 if none.
@@ -49,6 +53,7 @@ class AofWorker {
   struct Job {
     enum Kind { kFsync, kClose, kUnlink } kind;
     int fd;
+    int64_t reploff;
     std::string path;
   };
   void Push(Job job) {
@@ -70,7 +75,11 @@ class AofWorker {
       if (job.kind == Job::kUnlink) {
         unlink(job.path.c_str());
       } else {
-        if (fdatasync(job.fd) != 0 && errno != EINVAL) error_.store(errno);
+        if (fdatasync(job.fd) != 0 && errno != EINVAL) {
+          error_.store(errno);
+        } else if (job.reploff > fsynced_reploff_.load(std::memory_order_relaxed)) {
+          fsynced_reploff_.store(job.reploff, std::memory_order_release);
+        }
         if (job.kind == Job::kClose) close(job.fd);
         fsyncs_.fetch_sub(1, std::memory_order_acq_rel);
       }
@@ -84,6 +93,7 @@ class AofWorker {
   bool stop_ = false;
   std::atomic<int> fsyncs_{0};
   std::atomic<int> error_{0};
+  std::atomic<int64_t> fsynced_reploff_{-1};
   std::thread thread_;
 };
 
@@ -165,7 +175,7 @@ bool Aof::OpenIncr(const std::string& name, std::string* error) {
 
 void Aof::CloseFd() {
   if (fd_ < 0) return;
-  worker_->FsyncAndClose(fd_);
+  worker_->FsyncAndClose(fd_, written_reploff_);
   fd_ = -1;
 }
 
@@ -200,6 +210,9 @@ bool Aof::Start(int64_t loaded_size, std::string* error) {
   if (!PersistAofManifest(settings_.dirname, settings_.filename, manifest_, error)) return false;
   rewrite_base_size_ = current_size_;
   fsync_offset_ = current_size_;
+  // What was loaded is on disk already.
+  written_reploff_ = server_.replication().offset();
+  fsynced_reploff_ = written_reploff_;
   state_ = State::kOn;
   server_.propagator().AddSink(this);
   DeleteHistory();
@@ -207,6 +220,9 @@ bool Aof::Start(int64_t loaded_size, std::string* error) {
 }
 
 void Aof::Feed(int db, const std::string_view* args, size_t argc) {
+  // Each propagated command (MULTI and EXEC included) moves the offset by one while no
+  // backlog counts bytes, as Valkey.
+  server_.replication().AdvanceOffsetForAof();
   if (settings_.timestamps) {
     int64_t now = CommandTimeMs() / 1000;
     if (now > last_ts_ || selected_db_ == -1) {  // each new file starts with one
@@ -231,10 +247,11 @@ void Aof::Flush(bool force) {
     // Nothing new, but what was written may still need its once-a-second fsync.
     if (everysec && fsync_offset_ != current_size_ && now_s > last_fsync_s_ &&
         !worker_->FsyncPending()) {
-      worker_->Fsync(fd_);
+      worker_->Fsync(fd_, written_reploff_);
       fsync_offset_ = current_size_;
       last_fsync_s_ = now_s;
     }
+    NoteFsynced();
     return;
   }
   if (everysec && !force && worker_->FsyncPending()) {
@@ -286,6 +303,8 @@ void Aof::Flush(bool force) {
     return;
   }
   current_size_ += static_cast<int64_t>(buf_.size());
+  // Everything propagated so far is in buf_ (the replication stream is fed in the same step).
+  written_reploff_ = server_.replication().offset();
   if (buf_.capacity() > (4u << 20)) {
     std::string().swap(buf_);  // a burst's buffer is not kept
   } else {
@@ -307,11 +326,30 @@ void Aof::Flush(bool force) {
     }
     fsync_offset_ = current_size_;
     last_fsync_s_ = now_s;
-  } else if (everysec && now_s > last_fsync_s_ && !worker_->FsyncPending()) {
-    worker_->Fsync(fd_);
-    fsync_offset_ = current_size_;
-    last_fsync_s_ = now_s;
+    SetFsyncedReploff(written_reploff_);
+  } else if (everysec) {
+    if (now_s > last_fsync_s_ && !worker_->FsyncPending()) {
+      worker_->Fsync(fd_, written_reploff_);
+      fsync_offset_ = current_size_;
+      last_fsync_s_ = now_s;
+    }
+    NoteFsynced();
+  } else {
+    // appendfsync no: the kernel flushes when it likes; written is as far as this server
+    // can vouch for (WAITAOF answers as Valkey does).
+    SetFsyncedReploff(written_reploff_);
   }
+}
+
+void Aof::NoteFsynced() {
+  if (worker_ != nullptr) SetFsyncedReploff(worker_->FsyncedReploff());
+}
+
+void Aof::SetFsyncedReploff(int64_t reploff) {
+  // Only an AOF that is on holds everything written: during the first rewrite it does not.
+  if (state_ != State::kOn || reploff <= fsynced_reploff_) return;
+  fsynced_reploff_ = reploff;
+  server_.replication().LocalAofFsynced();
 }
 
 void Aof::DeleteHistory() {
@@ -427,6 +465,10 @@ void Aof::RewriteDone(bool ok, std::string why) {
   if (state_ == State::kWaitRewrite) {
     state_ = State::kOn;
     LogNotice("Background AOF rewrite finished successfully");
+    // The new base is fsynced; what the incremental file got meanwhile is covered by this
+    // fsync (WAITAOF's local count starts here).
+    Flush(true);
+    if (fd_ >= 0) worker_->Fsync(fd_, written_reploff_);
   }
   int64_t incr_size = manifest_.incrs.empty() ? 0 : FileSize(Path(manifest_.incrs.back().name));
   current_size_ = FileSize(Path(base)) + incr_size;
@@ -548,6 +590,7 @@ void Aof::Cron() {
     }
   }
   if (postponed_since_s_ != 0 || !last_write_ok_) Flush(false);
+  NoteFsynced();
   // A write error can clear without new writes (disk space returned).
   if (!last_write_ok_ && buf_.empty() && worker_ != nullptr && !worker_->FsyncPending()) {
     last_write_ok_ = true;

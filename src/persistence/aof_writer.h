@@ -63,6 +63,10 @@ class Aof : public PropagationSink {
   bool write_failing() const { return !last_write_ok_; }
   const std::string& last_write_error() const { return last_write_error_; }
 
+  // The replication offset that the fsynced file reaches (WAITAOF's local count, a replica's
+  // REPLCONF ACK ... FACK); -1 while the AOF is off or nothing has been fsynced.
+  int64_t fsynced_reploff() const { return state_ == State::kOn ? fsynced_reploff_ : -1; }
+
   // INFO persistence's aof_* fields.
   void RenderInfo(std::string* out) const;
 
@@ -75,6 +79,9 @@ class Aof : public PropagationSink {
   void DeleteHistory();
   std::string Path(const std::string& name) const { return settings_.dirname + "/" + name; }
   bool EnsureDir(std::string* error);
+  // WAITAOF: picks up the background fsyncs that finished; records a new fsynced offset.
+  void NoteFsynced();
+  void SetFsyncedReploff(int64_t reploff);
 
   Server& server_;
   AofSettings settings_;
@@ -89,6 +96,9 @@ class Aof : public PropagationSink {
   int64_t current_size_ = 0;
   int64_t rewrite_base_size_ = 0;
   int64_t fsync_offset_ = 0;  // current_size_ at the last fsync
+  // Replication offsets (WAITAOF): of the data written to the file, and of the data fsynced.
+  int64_t written_reploff_ = 0;
+  int64_t fsynced_reploff_ = -1;
   int64_t last_fsync_s_ = 0;
   int64_t postponed_since_s_ = 0;
   uint64_t delayed_fsync_ = 0;

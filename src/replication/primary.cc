@@ -384,9 +384,14 @@ bool Replication::Replconf(Client* c, const std::vector<std::string_view>& args,
     } else if (EqualsIgnoreCase(opt, "ack") || EqualsIgnoreCase(opt, "fack")) {
       // Acks come from replicas only and are never answered.
       *reply_ok = false;
-      if (r == nullptr || !EqualsIgnoreCase(opt, "ack")) continue;
       int64_t off;
-      if (!ParseInt64(val, &off)) continue;
+      if (r == nullptr || !ParseInt64(val, &off)) continue;
+      if (EqualsIgnoreCase(opt, "fack")) {
+        // Follows ACK in the same command: the waiters are woken once, below ACK's.
+        if (off > r->fack_offset) r->fack_offset = off;
+        WakeWaiters();
+        continue;
+      }
       if (off > r->ack_offset) r->ack_offset = off;
       r->ack_ms = NowMs();
       WakeWaiters();
@@ -425,7 +430,10 @@ int Replication::AckedReplicas(int64_t offset) const {
   }));
 }
 
-void Replication::RequestAcks() {
+void Replication::RequestAcks() { acks_requested_ = true; }
+
+void Replication::SendAckRequest() {
+  acks_requested_ = false;
   if (ReplicaCount() == 0) return;
   AppendToStream("*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n");
 }
@@ -440,10 +448,44 @@ void Replication::RemoveWaiter(Client* c) {
                  waiters_.end());
 }
 
+int Replication::AofAckedReplicas(int64_t offset) const {
+  return static_cast<int>(std::count_if(replicas_.begin(), replicas_.end(), [&](const auto& r) {
+    return r->state == ReplicaState::kOnline && r->fack_offset >= offset;
+  }));
+}
+
+void Replication::AddAofWaiter(Client* c, int64_t offset, int64_t numlocal,
+                               int64_t numreplicas) {
+  waiters_.push_back({c, offset, numreplicas, numlocal});
+}
+
+std::pair<int, int> Replication::AofWaitCounts(const Client* c) const {
+  int64_t offset = offset_;
+  for (const Waiter& w : waiters_) {
+    if (w.client == c) offset = w.offset;
+  }
+  const Aof* aof = server_.aof();
+  const int local = aof != nullptr && aof->fsynced_reploff() >= offset ? 1 : 0;
+  return {local, AofAckedReplicas(offset)};
+}
+
+void Replication::LocalAofFsynced() {
+  if (is_replica()) {
+    SendAck();  // the primary's WAITAOF counts this replica's FACK
+    return;
+  }
+  if (!waiters_.empty()) WakeWaiters();
+}
+
 void Replication::WakeWaiters() {
   std::vector<Client*> ready;
   for (const Waiter& w : waiters_) {
-    if (AckedReplicas(w.offset) >= w.numreplicas) ready.push_back(w.client);
+    if (w.numlocal < 0) {
+      if (AckedReplicas(w.offset) >= w.numreplicas) ready.push_back(w.client);
+      continue;
+    }
+    auto [local, replicas] = AofWaitCounts(w.client);
+    if (local >= w.numlocal && replicas >= w.numreplicas) ready.push_back(w.client);
   }
   // UnblockClient answers with the count (the wait's "timeout" reply) and removes the waiter.
   for (Client* c : ready) server_.UnblockClient(c, false);

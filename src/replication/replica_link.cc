@@ -522,7 +522,16 @@ void Replication::BecomeConnected() {
 
 void Replication::SendAck() {
   if (master_ == nullptr) return;
-  master_->conn.Output()->append(RespCommand({"REPLCONF", "ACK", std::to_string(offset_)}));
+  // With the AOF on, FACK says how far it is fsynced (the primary's WAITAOF), as Valkey.
+  const Aof* aof = server_.aof();
+  if (aof != nullptr && aof->fsynced_reploff() >= 0) {
+    master_->conn.Output()->append(RespCommand({"REPLCONF", "ACK", std::to_string(offset_),
+                                                "FACK",
+                                                std::to_string(aof->fsynced_reploff())}));
+  } else {
+    master_->conn.Output()->append(
+        RespCommand({"REPLCONF", "ACK", std::to_string(offset_)}));
+  }
   server_.QueueWrite(master_);
   last_ack_ms_ = NowMs();
 }

@@ -100,13 +100,30 @@ class Replication final : public PropagationSink {
   int LaggingReplicas() const;
   // At shutdown: each lagging replica, and how many are in sync, to the log.
   void LogShutdownSync() const;
-  // Asks every replica for an ack now (WAIT).
+  // Asks every replica for an ack (WAIT, WAITAOF, a shutdown): one GETACK goes into the
+  // stream before the loop turn's replies, however many asked, and not inside a command,
+  // whose client would otherwise count it among its own writes.
   void RequestAcks();
+  void FlushAckRequest() {
+    if (acks_requested_) SendAckRequest();
+  }
   // WAIT clients waiting for acks: woken when enough arrived.
   void AddWaiter(Client* c, int64_t offset, int64_t numreplicas);
   void RemoveWaiter(Client* c);
   // The offset c's WAIT waits for (the current offset when it does not wait).
   int64_t WaitOffset(const Client* c) const;
+  // WAITAOF: replicas whose AOF is fsynced up to offset (REPLCONF ACK ... FACK).
+  int AofAckedReplicas(int64_t offset) const;
+  // WAITAOF waiters: numlocal 0 or 1 (the local AOF must be fsynced up to offset).
+  void AddAofWaiter(Client* c, int64_t offset, int64_t numlocal, int64_t numreplicas);
+  // WAITAOF's answer for c: [fsynced locally (0 or 1), replicas fsynced].
+  std::pair<int, int> AofWaitCounts(const Client* c) const;
+  // The local AOF fsynced further (aof_writer.cc): WAITAOF waiters may be done, a replica
+  // tells its primary.
+  void LocalAofFsynced();
+  // An AOF without a backlog counts each propagated command as one byte of offset, so WAITAOF
+  // has an offset to wait for without replicas (as Valkey).
+  void AdvanceOffsetForAof() { if (!backlog_on_) ++offset_; }
 
   // PropagationSink: one command for the stream.
   void Feed(int db, const std::string_view* args, size_t argc) override;
@@ -157,6 +174,7 @@ class Replication final : public PropagationSink {
     int64_t file_sent = 0;
     int64_t ack_offset = 0;
     int64_t ack_ms = 0;
+    int64_t fack_offset = -1;  // REPLCONF ACK ... FACK: its AOF fsynced this far
     int64_t listening_port = 0;
     std::string ip;
     bool capa_eof = false;
@@ -170,6 +188,7 @@ class Replication final : public PropagationSink {
     Client* client;
     int64_t offset;
     int64_t numreplicas;
+    int64_t numlocal = -1;  // WAITAOF's; -1 for WAIT
   };
 
   // Primary side.
@@ -190,6 +209,7 @@ class Replication final : public PropagationSink {
   // Online replicas whose last ack is within min-replicas-max-lag.
   int GoodReplicas() const;
   void WakeWaiters();
+  void SendAckRequest();
   void NewReplid();
   void ShiftReplid();  // promotion / new master: the old id stays valid up to offset_
 
@@ -280,7 +300,8 @@ class Replication final : public PropagationSink {
   int64_t master_last_io_ms_ = 0;
   int64_t link_down_since_ms_ = 0;
   int64_t last_ack_ms_ = 0;
-  bool ack_after_apply_ = false;  // GETACK: ack once the command itself counts
+  bool ack_after_apply_ = false;
+  bool acks_requested_ = false;  // RequestAcks: a GETACK goes out this loop turn  // GETACK: ack once the command itself counts
   bool sync_in_progress_ = false;
   bool restricts_ = false;
   // Cached by RefreshRestrictions for the command path.

@@ -23,6 +23,7 @@ enum class BlockTimeoutReply : uint8_t {
   kNullArray,  // BLPOP, BRPOP, BLMPOP, BZPOPMIN/MAX, BZMPOP, XREAD: "*-1" (RESP3 "_")
   kNullBulk,   // BLMOVE, BRPOPLPUSH: "$-1" (RESP3 "_")
   kReplicaCount,  // WAIT: the replicas that acknowledged (replication/replication.h)
+  kAofCounts,     // WAITAOF: [fsynced locally, replicas fsynced]
   kShutdown,      // SHUTDOWN waiting for replicas: it failed or was aborted (an error)
 };
 

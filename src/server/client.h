@@ -112,6 +112,9 @@ struct Client {
   // recording it per command costs no copy.
   const std::string* last_cmd = nullptr;
   uint64_t commands = 0;  // commands completed (CLIENT LIST tot-cmds)
+  // The replication offset after this client's last propagated write: what WAIT and WAITAOF
+  // wait for.
+  int64_t woff = 0;
   bool watching_writable = false;
   std::unique_ptr<BlockState> block;  // set while the client waits on keys
   std::unique_ptr<ClientSubscriptions> subs;  // Pub/Sub subscriptions, once it subscribed

@@ -525,6 +525,7 @@ void Server::FlushPendingWrites() {
   }
   // Clients over maxmemory-clients go before their replies are written.
   if (config_.maxmemory_clients != 0) EvictClients();
+  replication_->FlushAckRequest();
   // The AOF is written (and under appendfsync always, fsynced) before any reply goes out.
   if (aof_ != nullptr) aof_->BeforeReplies();
   std::vector<Client*> batch;
@@ -1063,7 +1064,11 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   const uint64_t dirty_before = dirty_;
   const bool propagating = propagator_.active();
   Propagator::Frame frame;
-  if (propagating) [[unlikely]] propagator_.Enter(&frame);
+  int64_t offset_before = 0;
+  if (propagating) [[unlikely]] {
+    propagator_.Enter(&frame);
+    offset_before = replication_->offset();
+  }
   // The reply's size, for the large-reply command log: the growth of this buffer (a handler
   // that switches to another one has replied nothing here).
   const std::string* const reply_out = c->reply.Output();
@@ -1071,6 +1076,9 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   spec->handler(ctx);
   if (propagating) [[unlikely]] {
     propagator_.Leave(&frame, c->db_index, args, dirty_ > dirty_before);
+    if (outer == nullptr && replication_->offset() != offset_before) {
+      c->woff = replication_->offset();
+    }
   }
   // Client-side caching: the keys a tracking client read may be in its cache now.
   if ((executing_->flags & kClientTracking) && (spec->flags & kCmdReadonly)) {

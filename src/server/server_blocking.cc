@@ -71,7 +71,10 @@ void Server::ServeReadyKeys() {
 }
 
 void Server::EndBlock(Client* c) {
-  if (c->block->on_timeout == BlockTimeoutReply::kReplicaCount) replication_->RemoveWaiter(c);
+  if (c->block->on_timeout == BlockTimeoutReply::kReplicaCount ||
+      c->block->on_timeout == BlockTimeoutReply::kAofCounts) {
+    replication_->RemoveWaiter(c);
+  }
   c->flags &= ~kClientBlocked;
   blocking_.Remove(c);
   c->block.reset();
@@ -117,6 +120,11 @@ void ReplyTimeout(Server& server, Client* c) {
   if (c->block->on_timeout == BlockTimeoutReply::kReplicaCount) {
     Replication& repl = server.replication();
     c->reply.Integer(repl.AckedReplicas(repl.WaitOffset(c)));
+  } else if (c->block->on_timeout == BlockTimeoutReply::kAofCounts) {
+    auto [local, replicas] = server.replication().AofWaitCounts(c);
+    c->reply.Array(2);
+    c->reply.Integer(local);
+    c->reply.Integer(replicas);
   } else if (shutdown) {
     c->reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
   } else if (c->block->on_timeout == BlockTimeoutReply::kNullBulk) {
