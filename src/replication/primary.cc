@@ -174,7 +174,9 @@ void Replication::Psync(Client* c, std::string_view replid, std::string_view off
   if (!sync_command && replid != "?") ++sync_partial_err_;
   if (!sync_command && OffersDualChannel(*r)) {
     // The snapshot comes over a second connection, which this one names in its next PSYNC.
+    // Not a replica yet: its next PSYNC is judged (CmdPsync ignores a replica's).
     r->state = ReplicaState::kHandshake;
+    c->flags &= ~kClientReplica;
     out->append("+DUALCHANNELSYNC\r\n");
     LogNotice("Replica %s is capable of dual channel synchronization, and partial sync isn't "
               "possible. Full sync will continue with dedicated RDB channel.",

@@ -146,8 +146,8 @@ bool Replication::ParseEndOffset(const std::string& line) {
             "asks for the stream from there.",
             psync_replid_.c_str(), static_cast<long long>(off));
   main_state_ = MainChannelState::kWaitReplconf;
-  if (!MainChannelSend(RespCommand({"REPLCONF", "set-rdb-client-id", std::string(f[3])}) +
-                       RespCommand({"PSYNC", psync_replid_, std::to_string(off + 1)}))) {
+  // PSYNC waits for this reply: Valkey refuses a PSYNC while a reply is still queued.
+  if (!MainChannelSend(RespCommand({"REPLCONF", "set-rdb-client-id", std::string(f[3])}))) {
     LinkFailed("Error writing to MASTER on the main channel: " + std::string(strerror(errno)));
     return false;
   }
@@ -206,7 +206,12 @@ void Replication::MainChannelReplies() {
     if (line.empty()) continue;
     std::string why;
     if (main_state_ == MainChannelState::kWaitReplconf) {
-      if (line[0] == '-') why = "Master refused REPLCONF set-rdb-client-id: " + line;
+      if (line[0] == '-') {
+        why = "Master refused REPLCONF set-rdb-client-id: " + line;
+      } else if (!MainChannelSend(
+                     RespCommand({"PSYNC", psync_replid_, std::to_string(psync_offset_ + 1)}))) {
+        why = "Error writing to MASTER on the main channel: " + std::string(strerror(errno));
+      }
       main_state_ = MainChannelState::kWaitContinue;
     } else if (line.rfind("+CONTINUE", 0) == 0) {
       main_state_ = MainChannelState::kBuffering;

@@ -83,7 +83,11 @@ def converge(primary, replica):
              timeout=30)
     assert r.dbsize() == p.dbsize()
     assert r.get("counter") == p.get("counter")
-    assert r.execute_command("DEBUG", "DIGEST") == p.execute_command("DEBUG", "DIGEST")
+    # DEBUG DIGEST's algorithm differs between Vireo and Valkey: the string values instead.
+    keys = sorted(p.scan_iter(count=1000))
+    for i in range(0, len(keys), 1000):
+        chunk = keys[i:i + 1000]
+        assert r.mget(chunk) == p.mget(chunk)
 
 
 def keeps_streaming(primary, replica):
