@@ -27,12 +27,22 @@ constexpr int64_t kBulkBudgetPerTurn = 32 << 20;
 // Over TLS the file is copied through the replica's output buffer this much at a time.
 constexpr int64_t kTlsBulkChunk = 1 << 20;
 
+// REPLCONF version: digits and dots, as "8.0.1".
+bool IsVersionString(std::string_view v) {
+  if (v.empty() || v.size() > 32) return false;
+  for (char ch : v) {
+    if (!(ch >= '0' && ch <= '9') && ch != '.') return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Replication::Replication(Server& server) : server_(server) {
   replid_ = RandomHex(40);
   replid2_ = std::string(40, '0');
   link_watcher_ = {&Replication::OnLinkEvent, this};
+  main_watcher_ = {&Replication::OnMainChannelEvent, this};
 }
 
 Replication::~Replication() {
@@ -79,7 +89,24 @@ void Replication::AppendToStream(std::string_view bytes) {
         break;
       case ReplicaState::kWaitBgsaveEnd:
       case ReplicaState::kSendBulk:
+      case ReplicaState::kRdbSent:
+        // An rdb channel keeps the stream only until its main channel has taken it over.
+        if (r->rdb_channel && r->main_attached) break;
+        if (r->state == ReplicaState::kRdbSent && !r->rdb_channel) break;
         r->pending.append(bytes);
+        if (r->rdb_channel) {
+          // A replica whose main channel never comes must not hold the stream forever.
+          const int64_t hard =
+              server_.config().client_obuf_limits.Of(ClientClass::kReplica).hard;
+          if (hard > 0 && static_cast<int64_t>(r->pending.size()) > hard) {
+            LogWarning("Client %s closed: the stream kept for its main channel passed the "
+                       "replica output buffer limit",
+                       r->client->addr.c_str());
+            r->pending.clear();
+            r->main_attached = true;
+            server_.CloseClientAsync(r->client);
+          }
+        }
         break;
       default:
         break;
@@ -126,6 +153,10 @@ void Replication::Psync(Client* c, std::string_view replid, std::string_view off
   r->ack_ms = NowMs();
   int64_t from = 0;
   const bool parsed = ParseInt64(offset_arg, &from);
+  if (!sync_command && parsed && r->rdb_client_id != 0 &&
+      ContinueFromRdbChannel(r, replid, from)) {
+    return;
+  }
   if (!sync_command && parsed && backlog_on_ &&
       (replid == replid_ || (replid == replid2_ && from <= second_replid_offset_)) &&
       backlog_.Covers(from)) {
@@ -141,12 +172,25 @@ void Replication::Psync(Client* c, std::string_view replid, std::string_view off
     return;
   }
   if (!sync_command && replid != "?") ++sync_partial_err_;
+  if (!sync_command && OffersDualChannel(*r)) {
+    // The snapshot comes over a second connection, which this one names in its next PSYNC.
+    // Not a replica yet: its next PSYNC is judged (CmdPsync ignores a replica's).
+    r->state = ReplicaState::kHandshake;
+    c->flags &= ~kClientReplica;
+    out->append("+DUALCHANNELSYNC\r\n");
+    LogNotice("Replica %s is capable of dual channel synchronization, and partial sync isn't "
+              "possible. Full sync will continue with dedicated RDB channel.",
+              c->addr.c_str());
+    return;
+  }
   ++sync_full_;
   LogNotice("Replica %s asks for synchronization: full resync requested", c->addr.c_str());
   r->state = ReplicaState::kWaitBgsaveStart;
   r->wait_since_ms = NowMs();
   r->pending.clear();
   r->old_sync = sync_command;
+  r->main_attached = false;
+  r->snapshot_offset = -1;
   EnsureBacklog();
   StartFullSync();
 }
@@ -162,19 +206,30 @@ void Replication::StartFullSync() {
   snapshot_for_replicas_ = true;
   // The snapshot holds the data up to offset_; the stream from here waits in pending, and
   // starts with a SELECT.
-  stream_db_ = -1;
   for (auto& r : replicas_) {
     if (r->state != ReplicaState::kWaitBgsaveStart) continue;
-    if (!r->old_sync) {  // SYNC gets the bulk alone
-      r->client->conn.Output()->append("+FULLRESYNC " + replid_ + " " + std::to_string(offset_) +
-                                       "\r\n");
-      server_.QueueWrite(r->client);
-    }
+    r->client->conn.Output()->append(SyncHeader(r.get()));  // SYNC alone gets none
+    server_.QueueWrite(r->client);
     r->state = ReplicaState::kWaitBgsaveEnd;
     r->socket_index = -1;
     r->pending.clear();
   }
+  stream_db_ = -1;
   LogNotice("Starting BGSAVE for SYNC with target: disk");
+}
+
+std::string Replication::SyncHeader(Replica* r) {
+  std::string header;
+  if (r->rdb_channel) {
+    // The db the stream after the snapshot is in; a primary's starts with a SELECT anyway,
+    // a chained replica passes its master's on unchanged.
+    const int db = is_replica() && master_ != nullptr ? master_->db_index : std::max(stream_db_, 0);
+    r->snapshot_offset = offset_;
+    header = "$ENDOFF:" + std::to_string(offset_) + " " + replid_ + " " + std::to_string(db) +
+             " " + std::to_string(r->client->id) + "\r\n";
+  }
+  if (!r->old_sync) header += "+FULLRESYNC " + replid_ + " " + std::to_string(offset_) + "\r\n";
+  return header;
 }
 
 bool Replication::StartDisklessSync() {
@@ -185,8 +240,11 @@ bool Replication::StartDisklessSync() {
   int64_t count = 0;
   for (auto& r : replicas_) {
     if (r->state != ReplicaState::kWaitBgsaveStart) continue;
-    // The snapshot thread writes plain sockets: a TLS replica gets the file instead.
-    if (!r->capa_eof || r->old_sync || r->client->conn.tls() != nullptr) return false;
+    // The snapshot thread writes plain sockets: a TLS replica gets the file instead. An rdb
+    // channel asks with SYNC but reads the EOF form.
+    if (!r->capa_eof || (r->old_sync && !r->rdb_channel) || r->client->conn.tls() != nullptr) {
+      return false;
+    }
     oldest = std::min(oldest, r->wait_since_ms);
     ++count;
   }
@@ -203,20 +261,33 @@ bool Replication::StartDisklessSync() {
     if (c->conn.PendingOutput() > 0 && c->conn.Flush() != Connection::WriteResult::kDone) {
       continue;  // the next transfer takes it
     }
+    // Each socket's own header line(s) go first, from here; the snapshot thread writes the
+    // rest. A fresh socket takes a line this short, or the replica is given up.
+    c->conn.Output()->append(SyncHeader(r.get()));
+    if (c->conn.Flush() != Connection::WriteResult::kDone) {
+      server_.CloseClientAsync(c);
+      continue;
+    }
     int fd = dup(c->conn.fd());
-    if (fd < 0) continue;
+    if (fd < 0) {
+      server_.CloseClientAsync(c);
+      continue;
+    }
     r->socket_index = static_cast<int>(sockets.size());
     sockets.push_back(fd);
     chosen.push_back(r.get());
   }
   if (sockets.empty()) return true;
   const std::string mark = RandomHex(40);
-  std::string preamble =
-      "+FULLRESYNC " + replid_ + " " + std::to_string(offset_) + "\r\n$EOF:" + mark + "\r\n";
+  std::string preamble = "$EOF:" + mark + "\r\n";
   std::string err;
   if (!StartSocketTransfer(server_, std::move(sockets), std::move(preamble), mark, &err)) {
-    for (Replica* r : chosen) r->socket_index = -1;
-    return true;  // another snapshot walks: the cron retries
+    // Their header is out: they cannot wait for the next transfer.
+    for (Replica* r : chosen) {
+      r->socket_index = -1;
+      server_.CloseClientAsync(r->client);
+    }
+    return true;
   }
   // The snapshot holds the data up to offset_; the stream from here waits in pending.
   stream_db_ = -1;
@@ -246,6 +317,12 @@ void Replication::SocketTransferDone(bool ok, const std::vector<bool>& delivered
 
 void Replication::BecomeOnline(Replica* r) {
   Client* c = r->client;
+  if (r->rdb_channel) {
+    // The stream goes over the main channel; until that one claims it, pending keeps it.
+    r->state = ReplicaState::kRdbSent;
+    LogNotice("Synchronization with replica %s succeeded (rdb channel)", c->addr.c_str());
+    return;
+  }
   c->conn.Output()->append(r->pending);
   r->pending.clear();
   r->pending.shrink_to_fit();
@@ -381,6 +458,7 @@ bool Replication::Replconf(Client* c, const std::vector<std::string_view>& args,
     } else if (EqualsIgnoreCase(opt, "capa")) {
       if (EqualsIgnoreCase(val, "eof")) record()->capa_eof = true;
       if (EqualsIgnoreCase(val, "psync2")) record()->capa_psync2 = true;
+      if (EqualsIgnoreCase(val, "dual-channel")) record()->capa_dual_channel = true;
     } else if (EqualsIgnoreCase(opt, "ack") || EqualsIgnoreCase(opt, "fack")) {
       // Acks come from replicas only and are never answered.
       *reply_ok = false;
@@ -402,8 +480,36 @@ bool Replication::Replconf(Client* c, const std::vector<std::string_view>& args,
       // After this command's own bytes count (MasterApplied): an ack that covers everything
       // received lets the primary's WAIT, FAILOVER or shutdown finish without another round.
       if (is_master_client(c)) ack_after_apply_ = true;
-    } else if (EqualsIgnoreCase(opt, "rdb-only") || EqualsIgnoreCase(opt, "rdb-filter-only")) {
+    } else if (EqualsIgnoreCase(opt, "rdb-only") || EqualsIgnoreCase(opt, "rdb-channel")) {
+      int64_t flag;
+      if (!ParseInt64(val, &flag)) {
+        *error = "ERR value is not an integer or out of range";
+        return false;
+      }
+      if (flag < 0 || flag > 1) {
+        *error = "ERR value is out of range, value must between 0 and 1";
+        return false;
+      }
+      // rdb-only needs nothing here: an rdb channel never gets the stream after its snapshot.
+      if (EqualsIgnoreCase(opt, "rdb-channel")) record()->rdb_channel = flag == 1;
+    } else if (EqualsIgnoreCase(opt, "rdb-filter-only")) {
       // Accepted; this server always sends the whole stream.
+    } else if (EqualsIgnoreCase(opt, "set-rdb-client-id")) {
+      int64_t id;
+      if (!ParseInt64(val, &id)) {
+        *error = "ERR value is not an integer or out of range";
+        return false;
+      }
+      if (id <= 0 || FindRdbChannel(static_cast<uint64_t>(id)) == nullptr) {
+        *error = "ERR Unrecognized RDB client id " + std::to_string(id);
+        return false;
+      }
+      record()->rdb_client_id = static_cast<uint64_t>(id);
+    } else if (EqualsIgnoreCase(opt, "version")) {
+      if (!IsVersionString(val)) {
+        *error = "ERR Unrecognized version format: " + std::string(val);
+        return false;
+      }
     } else {
       *error = "ERR Unrecognized REPLCONF option: " + std::string(opt);
       return false;
@@ -420,7 +526,7 @@ int Replication::ReplicaCount() const {
 
 int Replication::LaggingReplicas() const {
   return static_cast<int>(std::count_if(replicas_.begin(), replicas_.end(), [&](const auto& r) {
-    return r->state != ReplicaState::kHandshake && r->ack_offset < offset_;
+    return r->state != ReplicaState::kHandshake && !r->rdb_channel && r->ack_offset < offset_;
   }));
 }
 
@@ -505,6 +611,12 @@ void Replication::DropReplica(Client* c) {
     if ((*it)->state == ReplicaState::kOnline) {
       LogNotice("Connection with replica %s lost.", c->addr.c_str());
     }
+    // An rdb channel's replica has loaded (or given up): its main channel's acks start now.
+    if ((*it)->rdb_channel) {
+      for (auto& m : replicas_) {
+        if (m->rdb_client_id == c->id) m->ack_ms = NowMs();
+      }
+    }
     replicas_.erase(it);
     break;
   }
@@ -544,7 +656,7 @@ void Replication::PrimaryCron(int64_t now) {
   // up to two seconds of silence.
   const int64_t timeout_s = ConfigValueInt(server_.config(), "repl-timeout", 60);
   for (auto& r : replicas_) {
-    if (r->state == ReplicaState::kOnline && r->capa_psync2 &&
+    if (r->state == ReplicaState::kOnline && r->capa_psync2 && !InBackgroundTransfer(*r) &&
         now / 1000 - r->ack_ms / 1000 > timeout_s) {
       LogWarning("Disconnecting timedout replica (streaming sync): %s", r->client->addr.c_str());
       server_.CloseClientAsync(r->client);

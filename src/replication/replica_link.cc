@@ -117,6 +117,8 @@ void Replication::CancelLink() {
   }
   link_in_.clear();
   sync_in_progress_ = false;
+  CloseMainChannel();
+  master_first_db_ = 0;
 }
 
 void Replication::LinkFailed(const std::string& why) {
@@ -201,6 +203,10 @@ void Replication::LinkEvent(uint32_t events) {
     server_.loop().Watch(link_fd_, EventLoop::kReadable, &link_watcher_);
     link_ = LinkState::kHandshake;
     handshake_step_ = 0;
+    if (dual_sync_) {  // the second connection of a dual-channel sync
+      RdbChannelHandshake();
+      return;
+    }
     LinkSend(RespCommand({"PING"}));
     return;
   }
@@ -239,6 +245,10 @@ bool Replication::SendListeningPort() {
 }
 
 void Replication::HandshakeStep() {
+  if (dual_sync_) {
+    RdbChannelHandshake();
+    return;
+  }
   for (;;) {
     size_t eol = link_in_.find('\n');
     if (eol == std::string::npos) return;
@@ -281,7 +291,14 @@ void Replication::HandshakeStep() {
         handshake_step_ = 2;
         break;
       case 2:  // listening-port: errors are not fatal
-        if (!LinkSend(RespCommand({"REPLCONF", "capa", "eof", "capa", "psync2"}))) return;
+        // A primary that does not know dual-channel ignores the capa and answers +FULLRESYNC.
+        dual_channel_asked_ = WantsDualChannel();
+        if (!LinkSend(dual_channel_asked_
+                          ? RespCommand({"REPLCONF", "capa", "eof", "capa", "psync2", "capa",
+                                         "dual-channel"})
+                          : RespCommand({"REPLCONF", "capa", "eof", "capa", "psync2"}))) {
+          return;
+        }
         handshake_step_ = 3;
         break;
       case 3: {  // capa
@@ -317,6 +334,10 @@ void Replication::HandshakeStep() {
           transfer_read_ = 0;
           sync_in_progress_ = true;
           return;  // the caller goes on with ReadTransfer
+        }
+        if (line == "+DUALCHANNELSYNC" && dual_channel_asked_) {
+          StartRdbChannel();
+          return;
         }
         if (line.rfind("+CONTINUE", 0) == 0) {
           std::string id = line.size() > 10 ? line.substr(10) : replid_;
@@ -470,7 +491,16 @@ bool Replication::LoadTransfer(const std::string& path, bool keep_old_on_failure
   if (!keep_old_on_failure) LogNotice("MASTER <-> REPLICA sync: Flushing old data");
   LogNotice("MASTER <-> REPLICA sync: Loading DB in memory");
   std::string err;
-  if (!ReplaceDatasetFromFile(server_, path, &err, keep_old_on_failure)) {
+  // The loop is served during the load: a dual-channel main channel keeps buffering, and its
+  // failure waits for the load's end.
+  loading_ = true;
+  const bool loaded = ReplaceDatasetFromFile(server_, path, &err, keep_old_on_failure);
+  loading_ = false;
+  if (loaded && !main_failed_.empty()) {
+    LinkFailed(main_failed_);
+    return false;
+  }
+  if (!loaded) {
     LinkFailed("Failed trying to load the MASTER synchronization DB from " +
                std::string(transfer_path_.empty() ? "memory" : "disk") + ": " + err);
     return false;
@@ -479,6 +509,14 @@ bool Replication::LoadTransfer(const std::string& path, bool keep_old_on_failure
 }
 
 void Replication::CompleteSync() {
+  if (dual_sync_) {
+    // Dual-channel: the main channel's PSYNC must have been answered too.
+    if (main_state_ != MainChannelState::kBuffering) {
+      rdb_loaded_ = true;
+      return;
+    }
+    FinishDualSync();
+  }
   replid_ = psync_replid_;
   offset_ = psync_offset_;
   replid2_ = std::string(40, '0');
@@ -515,6 +553,9 @@ void Replication::BecomeConnected() {
   master_ = server_.AdoptConnection(fd, kClientMaster, link_tls_);
   link_tls_ = nullptr;  // the master client's connection owns it now
   master_->addr = master_host_ + ":" + std::to_string(master_port_);
+  // After a dual-channel sync the stream goes on in the db $ENDOFF named.
+  master_->db_index = master_first_db_;
+  master_first_db_ = 0;
   // The master waits for the first ack before streaming (a diskless transfer's end).
   SendAck();
   server_.FeedClientInput(master_, leftover);

@@ -15,6 +15,15 @@
 // whose bytes are passed on, unchanged, to this server's own replicas (chained replication).
 // A replica does not expire keys: it hides expired ones from reads and waits for the DELs.
 //
+// Dual-channel full sync (Valkey 8, dual-channel-replication-enabled on both sides): a
+// replica that needs a full sync is answered +DUALCHANNELSYNC on its main connection and opens
+// a second one (the rdb channel: REPLCONF rdb-channel 1, SYNC) that gets
+// "$ENDOFF:<offset> <replid> <db> <client-id>" and then the snapshot. The main connection
+// sends REPLCONF set-rdb-client-id and PSYNC <replid> <offset+1>, and is fed the stream from
+// there while the snapshot is still being sent; the replica buffers that stream while it loads
+// (rdb_channel.cc). The primary keeps the stream since the snapshot in the rdb channel's
+// pending buffer until the main channel has claimed it, so no backlog size can lose it.
+//
 // Execution thread only.
 #pragma once
 
@@ -88,6 +97,9 @@ class Replication final : public PropagationSink {
   // *error on a bad option.
   bool Replconf(Client* c, const std::vector<std::string_view>& args, bool* reply_ok,
                 std::string* error);
+  // Replica: "REPLCONF capa dual-channel" goes into the handshake (dual-channel-replication-
+  // enabled yes, not over TLS).
+  bool WantsDualChannel() const;
   // Called when BGSAVE finished (snapshot.cc): sends the file to the replicas waiting for it.
   void BackgroundSaveDone(bool ok, const std::string& path);
   // A diskless transfer ended (snapshot.cc): delivered[i] says whether the i-th socket given
@@ -163,7 +175,8 @@ class Replication final : public PropagationSink {
     kWaitBgsaveEnd,    // its snapshot is being written; stream goes to pending
     kSendBulk,         // the file is being sent
     kOnline,
-    kHandshake,        // sent REPLCONF, no PSYNC yet
+    kHandshake,        // sent REPLCONF, no PSYNC yet (or answered +DUALCHANNELSYNC)
+    kRdbSent,          // rdb channel: snapshot delivered, the replica closes it after loading
   };
   struct Replica {
     Client* client;
@@ -183,6 +196,12 @@ class Replication final : public PropagationSink {
     bool socket_full = false;  // the bulk waits for the socket to drain
     int64_t wait_since_ms = 0;  // asked for a full sync (repl-diskless-sync-delay)
     int socket_index = -1;      // its place in a diskless transfer, -1 when by disk
+    // Dual-channel full sync.
+    bool capa_dual_channel = false;  // REPLCONF capa dual-channel
+    bool rdb_channel = false;        // REPLCONF rdb-channel 1: takes the snapshot only
+    bool main_attached = false;      // rdb channel: its main channel took the stream
+    int64_t snapshot_offset = -1;    // rdb channel: the $ENDOFF offset, once sent
+    uint64_t rdb_client_id = 0;      // main channel: REPLCONF set-rdb-client-id
   };
   struct Waiter {
     Client* client;
@@ -199,8 +218,19 @@ class Replication final : public PropagationSink {
   // repl-diskless-sync: streams a snapshot to the waiting replicas' sockets (after
   // repl-diskless-sync-delay), or returns false to let the caller use a file.
   bool StartDisklessSync();
-  // The snapshot is through: the pending stream follows it and r is online.
+  // The snapshot is through: the pending stream follows it and r is online (an rdb channel
+  // waits for its replica to close it instead).
   void BecomeOnline(Replica* r);
+  // The line(s) before a snapshot: +FULLRESYNC, and $ENDOFF for an rdb channel.
+  std::string SyncHeader(Replica* r);
+  // Dual-channel (primary side).
+  bool OffersDualChannel(const Replica& r) const;
+  Replica* FindRdbChannel(uint64_t client_id);
+  // PSYNC on a main channel whose rdb channel sent $ENDOFF: +CONTINUE from the pending stream.
+  bool ContinueFromRdbChannel(Replica* r, std::string_view replid, int64_t from);
+  // A main channel whose rdb channel is still sending (INFO's bg_transfer, no ack timeout).
+  bool InBackgroundTransfer(const Replica& r) const;
+  int ReplicasWaitingPsync() const;
   void DropReplica(Client* c);
   void DisconnectReplicas();
   void PrimaryCron(int64_t now);
@@ -247,6 +277,19 @@ class Replication final : public PropagationSink {
   void CompleteSync();
   void BecomeConnected();
   void LinkFailed(const std::string& why);
+  // Dual-channel full sync, replica side (rdb_channel.cc).
+  void StartRdbChannel();
+  void RdbChannelHandshake();
+  bool SendRdbChannelReplconf();
+  bool ParseEndOffset(const std::string& line);
+  bool MainChannelSend(const std::string& bytes);
+  static void OnMainChannelEvent(void* obj, uint32_t events);
+  void MainChannelEvent(uint32_t events);
+  void MainChannelReplies();
+  // The snapshot is loaded (or the main channel's PSYNC was answered): once both, the main
+  // channel becomes the master link with what it buffered as its first input.
+  void FinishDualSync();
+  void CloseMainChannel();
 
   Server& server_;
   std::string replid_;
@@ -303,6 +346,19 @@ class Replication final : public PropagationSink {
   bool ack_after_apply_ = false;
   bool acks_requested_ = false;  // RequestAcks: a GETACK goes out this loop turn  // GETACK: ack once the command itself counts
   bool sync_in_progress_ = false;
+  // Dual-channel full sync: link_fd_ is the rdb channel, main_fd_ the parked main connection.
+  enum class MainChannelState { kNone, kWaitEndOffset, kWaitReplconf, kWaitContinue, kBuffering };
+  bool dual_channel_asked_ = false;  // the handshake sent capa dual-channel
+  bool dual_sync_ = false;
+  int main_fd_ = -1;
+  IoWatcher main_watcher_;
+  MainChannelState main_state_ = MainChannelState::kNone;
+  std::string main_in_;  // the primary's stream while the snapshot loads
+  size_t repl_buffer_peak_ = 0;
+  bool rdb_loaded_ = false;
+  bool loading_ = false;  // inside LoadTransfer: a main channel failure waits for its end
+  std::string main_failed_;
+  int master_first_db_ = 0;  // the $ENDOFF's db: the stream goes on in it
   bool restricts_ = false;
   // Cached by RefreshRestrictions for the command path.
   bool read_only_ = true;

@@ -35,6 +35,8 @@ const char* ReplicaStateName(int state) {
       return "send_bulk";
     case 3:
       return "online";
+    case 5:  // an rdb channel after its snapshot, until its replica closes it
+      return "wait_bgsave";
     default:
       return "handshake";
   }
@@ -73,6 +75,9 @@ std::string Replication::InfoSection() {
     Line(&out, "master_sync_in_progress:%d", sync_in_progress_ ? 1 : 0);
     Line(&out, "slave_read_repl_offset:%lld", static_cast<long long>(offset_));
     Line(&out, "slave_repl_offset:%lld", static_cast<long long>(offset_));
+    // Dual-channel sync: the primary's stream this replica holds while the snapshot loads.
+    Line(&out, "replicas_repl_buffer_size:%zu", dual_sync_ ? main_in_.size() : size_t{0});
+    Line(&out, "replicas_repl_buffer_peak:%zu", repl_buffer_peak_);
     if (sync_in_progress_) {
       Line(&out, "master_sync_total_bytes:%lld", static_cast<long long>(transfer_size_));
       Line(&out, "master_sync_read_bytes:%lld", static_cast<long long>(transfer_read_));
@@ -101,13 +106,20 @@ std::string Replication::InfoSection() {
   for (const auto& r : replicas_) {
     if (r->state == ReplicaState::kHandshake) continue;
     const std::string ip = ReplicaIp(*r);
-    Line(&lines, "slave%d:ip=%s,port=%lld,state=%s,offset=%lld,lag=%lld", connected, ip.c_str(),
-         static_cast<long long>(r->listening_port), ReplicaStateName(static_cast<int>(r->state)),
-         static_cast<long long>(r->ack_offset), static_cast<long long>((now - r->ack_ms) / 1000));
+    // A dual-channel sync lists both connections until the rdb channel is closed.
+    const bool main_channel = InBackgroundTransfer(*r);
+    const char* type = r->rdb_channel ? "rdb-channel" : main_channel ? "main-channel" : "replica";
+    const char* state =
+        main_channel ? "bg_transfer" : ReplicaStateName(static_cast<int>(r->state));
+    Line(&lines, "slave%d:ip=%s,port=%lld,state=%s,offset=%lld,lag=%lld,type=%s", connected,
+         ip.c_str(), static_cast<long long>(r->listening_port), state,
+         static_cast<long long>(r->ack_offset), static_cast<long long>((now - r->ack_ms) / 1000),
+         type);
     ++connected;
   }
   Line(&out, "connected_slaves:%d", connected);
   out += lines;
+  Line(&out, "replicas_waiting_psync:%d", ReplicasWaitingPsync());
   if (!is_replica()) {
     const int64_t min_write = ConfigValueInt(server_.config(), "min-replicas-to-write", 0);
     if (min_write > 0) Line(&out, "min_slaves_good_slaves:%d", GoodReplicas());
