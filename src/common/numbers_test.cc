@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
+#include <utility>
 
 // Expected values in tests that name a command were observed from redis-server 7.0.15:
 // integers through SET + INCR / DECRBY 0, long doubles through SET + INCRBYFLOAT, memory sizes
@@ -104,6 +106,25 @@ TEST(Numbers, ParseUint64) {
 }
 
 // ZADD z <in> m, then ZSCORE z m on Valkey 8.0.1: parsing and RESP2 formatting together.
+// valkey-server 8.0.1's answers to SCAN <cursor> (accepted: the cursor; refused: nullopt).
+TEST(Numbers, ParseScanCursorAsValkey8) {
+  const std::pair<const char*, std::optional<uint64_t>> cases[] = {
+      {"0", 0}, {" 1", 1}, {"+1", 1}, {"01", 1}, {"\t1", 1}, {"\n1", 1}, {"\v1", 1},
+      {"  +2", 2}, {"-0", 0}, {"18446744073709551615", UINT64_MAX},
+      {"-18446744073709551615", 1}, {"-1", std::nullopt}, {"1 ", std::nullopt},
+      {"0x1", std::nullopt}, {"", std::nullopt}, {" ", std::nullopt}, {"1a", std::nullopt},
+      {"18446744073709551616", std::nullopt}, {"-18446744073709551616", std::nullopt},
+      {"1.5", std::nullopt}, {"-9223372036854775808", std::nullopt}, {"+", std::nullopt}};
+  for (const auto& [text, want] : cases) {
+    uint64_t got = 12345;
+    const bool ok = ParseScanCursor(text, &got);
+    EXPECT_EQ(ok, want.has_value()) << '"' << text << '"';
+    if (ok && want) {
+      EXPECT_EQ(got, *want) << '"' << text << '"';
+    }
+  }
+}
+
 TEST(Numbers, ParseDoubleThenFormatMatchesZscore) {
   struct Case {
     const char* in;

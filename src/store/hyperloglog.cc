@@ -61,6 +61,15 @@ void ForEachRun(std::string_view v, Fn&& fn) {
   }
 }
 
+// A run past the last register, met while expanding or merging sparse opcodes: a VAL run ends
+// the walk (the value is valid if the registers before it were all covered), a zero run makes
+// it corrupt. Sets *valid and stops the walk (returns false). This is
+// how valkey-server 8.0.1 treats such values (PFMERGE, PFCOUNT of several keys, PFADD).
+bool Overrun(int value, bool* valid) {
+  *valid = value != 0;
+  return false;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Dense registers: 6 bits each, register i starting at bit 6*i counted from the least
 // significant bit of the first register byte.
@@ -370,7 +379,7 @@ bool ToDense(std::string* v) {
   int idx = 0;
   bool valid = true;
   ForEachRun(*v, [&](int len, int value) {
-    if (idx + len > kRegisters) return valid = false;  // a run past the last register
+    if (idx + len > kRegisters) return Overrun(value, &valid);
     for (int i = 0; value != 0 && i < len; ++i) {
       PutRegister(regs, idx + i, static_cast<uint8_t>(value));
     }
@@ -435,7 +444,7 @@ bool MergeInto(Registers* max, std::string_view v) {
   long idx = 0;
   bool valid = true;
   ForEachRun(v, [&](int len, int value) {
-    if (idx + len > kRegisters) return valid = false;  // a run past the last register
+    if (idx + len > kRegisters) return Overrun(value, &valid);
     for (int i = 0; i < len; ++i) {
       if (value > (*max)[idx + i]) (*max)[idx + i] = static_cast<uint8_t>(value);
     }

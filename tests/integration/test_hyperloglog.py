@@ -162,3 +162,29 @@ def test_vireo_values_load_in_redis(b, ref):
     assert ref.pfcount("from_vireo") == b.pfcount("h")
     assert ref.execute_command("PFDEBUG", "GETREG", "from_vireo") == \
         b.execute_command("PFDEBUG", "GETREG", "h")
+
+
+def test_sparse_runs_past_the_last_register_as_valkey(server, valkey_process):
+    """A VAL run past the last register ends the walk (valid when the registers before it were
+    all covered); a zero run past it is corruption: as valkey-server 8.0.1 (found by
+    run_compat against it)."""
+    base = b"HYLL\x01\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00"
+    tails = [b"\x7f\xff\x89", b"\x7f\xff", b"\x89", b"\x7f\xfe\x89", b"\x7f\xff\x00", b"",
+             b"\x7f\xfe\x80\x89", b"\x7f\xfe\x80\x00"]
+    commands = [("PFMERGE", "h2", "h0", "h3", "h0"), ("PFMERGE", "h2", "h0"),
+                ("PFCOUNT", "h0", "h0"), ("PFCOUNT", "h0"), ("PFADD", "h0", "a"),
+                ("PFADD", "h0", *map(str, range(300))), ("PFDEBUG", "GETREG", "h0")]
+
+    def replies(client):
+        out = []
+        for tail in tails:
+            for cmd in commands:
+                client.flushall()
+                client.set("h0", base + tail)
+                try:
+                    out.append(client.execute_command(*cmd))
+                except redis.ResponseError as e:
+                    out.append(f"ERR {e}")
+        return out
+
+    assert replies(server.client()) == replies(valkey_process.client())

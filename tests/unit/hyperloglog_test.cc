@@ -173,7 +173,7 @@ TEST(HyperLogLogTest, RejectsMalformedValues) {
 
   // Valid header, opcodes covering too few / too many registers: counted as corrupt.
   std::string too_few = header + "\x7e\xff";  // XZERO of 16128
-  std::string too_many = header + "\x7f\xff\x89";
+  std::string too_many = header + std::string("\x7f\xff\x00", 3);  // a ZERO run past the end
   for (const std::string& v : {too_few, too_many}) {
     ASSERT_TRUE(hll::IsValid(v));
     uint64_t card;
@@ -184,6 +184,14 @@ TEST(HyperLogLogTest, RejectsMalformedValues) {
     EXPECT_FALSE(hll::ToDense(&copy));
     EXPECT_EQ(copy, v);
   }
+  // A VAL run past the end ends the walk (valkey-server 8.0.1 merges and expands such a
+  // value); counting its registers still finds too many.
+  std::string val_past_end = header + "\x7f\xff\x89";
+  uint64_t card;
+  EXPECT_FALSE(hll::Count(val_past_end, &card));
+  hll::Registers max{};
+  EXPECT_TRUE(hll::MergeInto(&max, val_past_end));
+  EXPECT_TRUE(hll::ToDense(&val_past_end));
   // An update beyond the covered registers fails; one inside succeeds.
   std::string v = too_few;
   EXPECT_EQ(hll::SetRegister(&v, 16200, 1, 3000), -1);
