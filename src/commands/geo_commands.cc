@@ -181,6 +181,11 @@ void CmdGeoAdd(CommandContext& ctx) {
   } else {
     z = ZSet::Of(e);
   }
+  size_t longest = 0;
+  for (size_t p = 0; p < scores.size(); ++p) {
+    longest = std::max(longest, ctx.arg(i + 3 * p + 2).size());
+  }
+  z.FitFor(scores.size(), longest, limits);
   const int flags = (nx ? kZAddNx : 0) | (xx ? kZAddXx : 0);
   size_t added = 0, updated = 0;
   for (size_t p = 0; p < scores.size(); ++p) {

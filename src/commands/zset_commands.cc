@@ -267,6 +267,12 @@ void AddGeneric(CommandContext& ctx, int flags) {
     } else {
       z = ZSet::Of(e);
     }
+    size_t longest = 0;
+    for (size_t p = 0; p < pairs; ++p) {
+      longest = std::max(longest, ctx.arg(i + 2 * p + 1).size());
+    }
+    z.FitFor(pairs, longest, limits);
+    z.StoreTo(e);  // the NaN error below returns without storing
     for (size_t p = 0; p < pairs; ++p) {
       double score = first_score;
       if (p > 0) ParseDouble(ctx.arg(i + 2 * p), &score);

@@ -96,6 +96,15 @@ class ZSet {
 
   // Converts to the large encoding (no-op if already there).
   void ConvertToSkipList();
+  // Before a command adds `elements` members, the longest `longest` bytes: converts when
+  // either passes the listpack limits, whether or not they end up added (ZADD XX of a long
+  // absent member leaves a skiplist in Valkey too).
+  void FitFor(size_t elements, size_t longest, const ZSetLimits& limits) {
+    if (IsListPack() &&
+        (elements > limits.max_listpack_entries || longest > limits.max_listpack_value)) {
+      ConvertToSkipList();
+    }
+  }
 
  private:
   Big* big() const { return static_cast<Big*>(obj_); }

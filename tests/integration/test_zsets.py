@@ -7,6 +7,7 @@ them blocked before the next step, so arrival order is well defined.
 import random
 
 import pytest
+import redis
 
 from conftest import SERVER_BINARY, RespError, wait_for
 
@@ -249,3 +250,37 @@ def test_client_unblock(server, r):
     assert r.client_unblock(cid) is True
     assert c.read_reply() is None
     assert c.call("ZADD", "z", "1", "a") == 1
+
+
+def test_encoding_follows_the_command_not_what_it_added_as_valkey(server, valkey_process):
+    """ZADD/GEOADD convert a listpack when the command brings more members or a longer one
+    than a listpack holds, even if XX/NX leave them out (valkey-server 8.0.1; found by
+    run_compat against it)."""
+    long = "v" * 100
+    many = [x for i in range(129) for x in ("1", f"m{i}")]
+    cases = [
+        [("ZADD", "z", "1", "a"), ("ZADD", "z", "XX", "1", long)],
+        [("ZADD", "z", "1", "a"), ("ZADD", "z", "XX", "INCR", "1", long)],
+        [("ZADD", "z", "1", "a"), ("ZADD", "z", "NX", "1", "a")],
+        [("ZADD", "z", "1", "a"), ("ZADD", "z", "XX", "1", "a", "1", long)],
+        [("GEOADD", "z", "1", "1", "a"), ("GEOADD", "z", "XX", "1", "1", long)],
+        [("ZADD", "z", "1", "a"), ("ZADD", "z", "XX", *many)],
+        [("ZADD", "z", "1", "a"), ("ZADD", "z", "XX", *many[:256])],
+        [("ZADD", "z", "inf", "a" * 50), ("CONFIG", "SET", "zset-max-listpack-value", "10"),
+         ("ZADD", "z", "INCR", "-inf", "a" * 50),
+         ("CONFIG", "SET", "zset-max-listpack-value", "64")],
+    ]
+
+    def outcome(client):
+        out = []
+        for case in cases:
+            client.flushall()
+            for cmd in case:
+                try:
+                    client.execute_command(*cmd)
+                except redis.ResponseError as e:
+                    out.append(str(e))
+            out.append((client.object("encoding", "z"), client.zrange("z", 0, -1, withscores=True)))
+        return out
+
+    assert outcome(server.client()) == outcome(valkey_process.client())
