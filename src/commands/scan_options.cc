@@ -1,5 +1,8 @@
 #include "commands/scan_options.h"
 
+#include <string>
+#include <string_view>
+
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "common/numbers.h"
@@ -27,6 +30,15 @@ bool ParseScanOptions(CommandContext& ctx, size_t first, const char* flag, bool 
     } else if (allow_type && has_value && EqualsIgnoreCase(word, "type")) {
       out->type = ctx.arg(i + 1);
       out->has_type = true;
+      // Valkey 8 refuses a type no key can have (Redis 7.0 scanned and matched nothing).
+      static constexpr std::string_view kTypes[] = {"string", "list", "set",
+                                                    "zset",   "hash", "stream"};
+      bool known = false;
+      for (std::string_view t : kTypes) known = known || EqualsIgnoreCase(out->type, t);
+      if (!known) {
+        ctx.reply.Error("ERR unknown type name '" + std::string(out->type) + "'");
+        return false;
+      }
       i += 2;
     } else if (flag != nullptr && EqualsIgnoreCase(word, flag)) {
       out->flag = true;

@@ -173,13 +173,14 @@ void ReadGeneric(CommandContext& ctx, bool group_mode) {
         return;
       }
     }
-    // XREADGROUP knows no "+": it is refused as an invalid ID below.
-    if (idarg == "$" || (idarg == "+" && !group_mode)) {
+    if (idarg == "$" || idarg == "+") {
       if (group_mode) {
-        ctx.reply.Error(
-            "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the "
-            "history of this consumer by specifying a proper ID, or use the > ID to get new "
-            "messages. The $ ID would just return an empty result set.");
+        // Valkey 8 explains "+" as it explains "$" (Redis 7.0 called it an invalid ID).
+        const std::string id(idarg);
+        ctx.reply.Error("ERR The " + id + " ID is meaningless in the context of XREADGROUP: you "
+                        "want to read the history of this consumer by specifying a proper ID, "
+                        "or use the > ID to get new messages. The " + id +
+                        " ID would just return an empty result set.");
         return;
       }
       t.after = t.stream ? t.stream->last_id : kMinStreamId;

@@ -307,3 +307,30 @@ def test_raw_errors(raw):
         "ERR wrong number of arguments for 'object|encoding' command")
     assert raw.call("MOVE", "k", "99999999999") == RespError(
         "ERR value is out of range, value must between -2147483648 and 2147483647")
+
+
+def test_scan_type_and_cursor_as_valkey(server, valkey_process):
+    """Valkey 8 refuses a TYPE no key can have, and reads cursors as strtoull after refusing
+    negative canonical integers (found by run_compat against valkey-server 8.0.1)."""
+    cases = [("SCAN", "0", "TYPE", "nosuchtype"), ("SCAN", "0", "TYPE", "STRING"),
+             ("SCAN", "0", "TYPE", ""), ("SCAN", "0", "TYPE", "bad", "COUNT", "0"),
+             ("SCAN", "0", "COUNT", "0", "TYPE", "bad"), ("SCAN", " 0"), ("SCAN", "-1"),
+             ("SCAN", ""), ("SCAN", "+0"), ("SCAN", "-18446744073709551616"),
+             ("HSCAN", "h", " 0"), ("HSCAN", "h", "-1"), ("SSCAN", "s", "\t0"),
+             ("ZSCAN", "z", "")]
+
+    def replies(client):
+        client.flushall()
+        client.set("k", "v")
+        client.hset("h", "f", "v")
+        client.sadd("s", "m")
+        client.zadd("z", {"m": 1})
+        out = []
+        for case in cases:
+            try:
+                out.append(client.execute_command(*case))
+            except redis.ResponseError as e:
+                out.append(str(e))
+        return out
+
+    assert replies(server.client()) == replies(valkey_process.client())

@@ -7,6 +7,7 @@ them blocked before the next step, so arrival order is well defined.
 """
 
 import pytest
+import redis
 
 from conftest import SERVER_BINARY, RespError, wait_for
 
@@ -258,3 +259,28 @@ def test_client_unblock_of_a_stream_reader(server, r):
     assert r.execute_command("CLIENT", "UNBLOCK", cid) == 1
     assert c.read_reply() is None
     assert c.call("XLEN", "s") == 0
+
+
+def test_xreadgroup_plus_id_explained_as_valkey(server, valkey_process):
+    """Valkey 8 refuses XREADGROUP's "+" with the same explanation as "$" (found by run_compat
+    against valkey-server 8.0.1); XREAD's "+" reads the last entry."""
+    cases = [("XREADGROUP", "GROUP", "g", "bob", "STREAMS", "x", "+"),
+             ("XREADGROUP", "GROUP", "g", "bob", "STREAMS", "x", "x", "0", "+"),
+             ("XREADGROUP", "GROUP", "g", "bob", "STREAMS", "x", "x", "+", "0"),
+             ("XREADGROUP", "GROUP", "g", "bob", "STREAMS", "nokey", "+"),
+             ("XREADGROUP", "GROUP", "g", "bob", "STREAMS", "x", "$"),
+             ("XREAD", "STREAMS", "x", "+")]
+
+    def replies(client):
+        client.flushall()
+        client.xadd("x", {"a": "b"}, id="1-1")
+        client.xgroup_create("x", "g", id="0")
+        out = []
+        for case in cases:
+            try:
+                out.append(client.execute_command(*case))
+            except redis.ResponseError as e:
+                out.append(str(e))
+        return out
+
+    assert replies(server.client()) == replies(valkey_process.client())
