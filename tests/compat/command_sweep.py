@@ -15,7 +15,9 @@ FLUSHALL and the same seeded keys (SEED), the tool sends:
   - the base call: the required arguments with plausible values (value_for);
   - wrong type: each key argument of the base call replaced by a key of every other type;
   - options: each optional argument (token) added to the base call once, each alternative of
-    a oneof once, and all optional arguments at once.
+    a oneof once, all optional arguments at once, an unknown option, an option's token without
+    its value, and repeatable arguments given twice;
+  - the base call inside MULTI ... EXEC, and after SUBSCRIBE (each on a connection of its own).
 
 Replies are compared as typed RESP trees, errors byte for byte. Normalized, and only these:
 the members of unordered replies are sorted (UNORDERED), stream IDs made of the clock are
@@ -79,7 +81,8 @@ SHAPE_ONLY = {
 
 # Cases compared by RESP type only: the whole command table, in Valkey's random order
 # (tests/integration/test_command_valkey.py compares it command by command).
-SHAPE_ONLY_CASES = {"command|docs base", "command|info base"}
+SHAPE_ONLY_CASES = {f"{name} {case}" for name in ("command|docs", "command|info")
+                    for case in ("base", "in-multi", "in-subscribe")}
 
 # Replies whose order comes from a hash table: arrays sorted before comparing.
 UNORDERED = {
@@ -214,6 +217,8 @@ def plain(reply):
 def show(reply, limit=300):
     def fmt(r):
         t, v = r[0], r[1]
+        if t == "seq":
+            return " ; ".join(fmt(x) for x in v)
         if t in "*~>" and v is not None:
             return t + "[" + ", ".join(fmt(x) for x in v) + "]"
         if t in "%|":
@@ -327,9 +332,9 @@ class Gen:
     holds (position, argument) for every generated value, for the cases that replace one.
     """
 
-    def __init__(self, group, include=(), choice=None, every_optional=False):
+    def __init__(self, group, include=(), choice=None, every_optional=False, twice=False):
         self.group, self.include, self.choice = group, set(include), choice or {}
-        self.every = every_optional
+        self.every, self.twice = every_optional, twice
         self.out, self.leaves = [], []
 
     def build(self, specs):
@@ -344,10 +349,12 @@ class Gen:
                     and not self.every:
                 continue
             self._one(a, aid)
+            if self.twice and "multiple" in (a.get("flags") or []):
+                self._one(a, aid, "multiple_token" in (a.get("flags") or []))
 
-    def _one(self, a, aid):
+    def _one(self, a, aid, with_token=True):
         typ, token = a.get("type"), a.get("token")
-        if token:
+        if token and with_token:
             self.out.append(token)
         if typ == "pure-token":
             return
@@ -454,6 +461,12 @@ def cases_for(name, info, docs):
                     cases.append((f"opt:all,{a['name']}={label}", prefix + call))
         if arity < 0:
             cases.append(("opt:unknown", prefix + base + ["BADOPT"]))
+    twice = Gen(group, twice=True).build(specs)
+    if twice != base:
+        cases.append(("multiple", prefix + twice))
+    # In a transaction, and (RESP2) in subscribed mode: queued or refused as in Valkey.
+    cases.append(("in-multi", (["MULTI"], prefix + base, ["EXEC"])))
+    cases.append(("in-subscribe", (["SUBSCRIBE", "ch"], prefix + base, ["PING"])))
     # The base call last: a state-changing one (MULTI) then ends the batch.
     cases.append(("base", prefix + base))
     return cases
@@ -463,6 +476,14 @@ def cases_for(name, info, docs):
 # Comparing
 
 def normalize(name, label, reply):
+    if reply[0] == "seq":
+        out = [normalize(name, label, r) for r in reply[1][:-1]]
+        last = reply[1][-1]
+        if label == "in-multi" and last[0] == "*" and last[1] is not None:
+            last = ("*", [normalize(name, label, r) for r in last[1]])  # EXEC's replies
+        else:
+            last = normalize(name, label, last)
+        return ("seq", out + [last])
     if reply[0] == "|":  # attributes: kept, then the reply
         return ("|", reply[1], normalize(name, label, reply[2]))
     t, v = reply[0], reply[1]
@@ -498,7 +519,12 @@ def run_batch(port, resp3, cases):
             for _ in range(len(prelude) + len(SEED)):
                 while conn.read()[0] == ">":  # an invalidation push, not a reply
                     pass
-            out.append(conn.call(args))
+            if isinstance(args, tuple):  # a sequence: on this connection, then a new one
+                out.append(("seq", [conn.call(a) for a in args]))
+                conn.close()
+                conn = Conn(port, resp3)
+            else:
+                out.append(conn.call(args))
         except (OSError, ConnectionError) as e:
             out.append(("x", type(e).__name__.encode()))
             conn.close()
@@ -551,7 +577,9 @@ def sweep(server, reference, only=None, verbose=False, out=sys.stdout):
                 if normalize(name, label, r) == normalize(name, label, d):
                     continue
                 tag = f"{name} {label} {proto}"
-                line = (f"DIFF {tag}\n    sent:      {' '.join(args)}\n"
+                sent = " ; ".join(" ".join(a) for a in args) if isinstance(args, tuple) \
+                    else " ".join(args)
+                line = (f"DIFF {tag}\n    sent:      {sent}\n"
                         f"    valkey:    {show(r)}\n    vireo:     {show(d)}")
                 reason = allowed(tag)
                 if reason:
