@@ -7,16 +7,19 @@
 Both servers are started here (free loopback ports, temporary directories) and stopped at the
 end. The cases come from the reference itself: COMMAND gives each command's and subcommand's
 arity, COMMAND DOCS its arguments (types, tokens, optional / multiple flags, oneof and block
-groups). For every command, under RESP2 and then RESP3 (HELLO 3), on a new connection after
-FLUSHALL and the same seeded keys (SEED), the tool sends:
+groups). For every command, under RESP2 and then RESP3 (HELLO 3), on a new connection, each
+case after FLUSHALL and the same seeded keys of every type (SEED), the tool sends:
 
   - arity errors: one argument too few; one too many where the arity is fixed;
     a container alone and with an unknown subcommand;
   - the base call: the required arguments with plausible values (value_for);
-  - wrong type: each key argument of the base call replaced by a key of every other type;
+  - wrong type: each key argument (of the base call, and of the call with every option)
+    replaced by a key of every other type; each key of the base call missing;
+  - bad numbers: each integer as "x", "-1" and 10^20 - 1, each double as "x", "nan" and "-inf";
   - options: each optional argument (token) added to the base call once, each alternative of
-    a oneof once, all optional arguments at once, an unknown option, an option's token without
-    its value, and repeatable arguments given twice;
+    a oneof once (nested ones with every option present), all optional arguments at once
+    (also with lower-case tokens), an unknown option, an option's token without its value,
+    and repeatable arguments given twice;
   - the base call inside MULTI ... EXEC, and after SUBSCRIBE (each on a connection of its own).
 
 Replies are compared as typed RESP trees, errors byte for byte. Normalized, and only these:
@@ -335,10 +338,10 @@ class Gen:
     def __init__(self, group, include=(), choice=None, every_optional=False, twice=False):
         self.group, self.include, self.choice = group, set(include), choice or {}
         self.every, self.twice = every_optional, twice
-        self.out, self.leaves = [], []
+        self.out, self.leaves, self.tokens = [], [], []
 
     def build(self, specs):
-        self.out, self.leaves = [], []
+        self.out, self.leaves, self.tokens = [], [], []
         self._args(specs, "")
         return self.out
 
@@ -355,6 +358,7 @@ class Gen:
     def _one(self, a, aid, with_token=True):
         typ, token = a.get("type"), a.get("token")
         if token and with_token:
+            self.tokens.append(len(self.out))
             self.out.append(token)
         if typ == "pure-token":
             return
@@ -451,6 +455,9 @@ def cases_for(name, info, docs):
                 cases.append((f"novalue:{a['token']}", prefix + base + [a["token"]]))
     if any("optional" in flags(a) for a in specs):
         cases.append(("opt:all", prefix + full))
+        if every.tokens:
+            lower = [x.lower() if i in every.tokens else x for i, x in enumerate(full)]
+            cases.append(("opt:all,lowercase", [prefix[0].lower()] + prefix[1:] + lower))
         # Oneofs inside blocks: each further alternative, with every option present.
         for aid, a, parents in nested_oneofs(specs):
             for k, alt in enumerate(a.get("arguments") or []):
