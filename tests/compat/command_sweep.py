@@ -18,7 +18,7 @@ case after FLUSHALL and the same seeded keys of every type (SEED), the tool send
   - bad numbers: each integer as "x", "-1" and 10^20 - 1, each double as "x", "nan" and "-inf";
   - options: each optional argument (token) added to the base call once, each alternative of
     a oneof once (nested ones with every option present), all optional arguments at once
-    (also with lower-case tokens), an unknown option, an option's token without its value,
+    (also with lower-case tokens), each option twice, an unknown option, an option's token without its value,
     and repeatable arguments given twice;
   - the base call inside MULTI ... EXEC, and after SUBSCRIBE (each on a connection of its own).
 
@@ -450,7 +450,11 @@ def cases_for(name, info, docs):
                               prefix + Gen(group, {str(i)}, {str(i): k}).build(specs)))
         elif optional:
             label = a.get("token") or a.get("name")
-            cases.append((f"opt:{label}", prefix + Gen(group, {str(i)}).build(specs)))
+            with_opt = Gen(group, {str(i)}).build(specs)
+            cases.append((f"opt:{label}", prefix + with_opt))
+            again = Gen(group)
+            again._one(a, str(i))  # the option alone, given a second time at the end
+            cases.append((f"opt:{label},twice", prefix + with_opt + again.out))
             if a.get("token") and a.get("type") != "pure-token":
                 cases.append((f"novalue:{a['token']}", prefix + base + [a["token"]]))
     if any("optional" in flags(a) for a in specs):
