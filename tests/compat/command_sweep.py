@@ -18,8 +18,8 @@ case after FLUSHALL and the same seeded keys of every type (SEED), the tool send
   - bad numbers: each integer as "x", "-1" and 10^20 - 1, each double as "x", "nan" and "-inf";
   - options: each optional argument (token) added to the base call once, each alternative of
     a oneof once (nested ones with every option present), all optional arguments at once
-    (also with lower-case tokens), each option twice, an unknown option, an option's token without its value,
-    and repeatable arguments given twice;
+    (also with lower-case tokens), each option twice, an unknown option (where the arity is
+    open), an option's token without its value, and repeatable arguments given twice;
   - the base call inside MULTI ... EXEC, and after SUBSCRIBE (each on a connection of its own).
 
 Replies are compared as typed RESP trees, errors byte for byte. Normalized, and only these:
@@ -470,8 +470,9 @@ def cases_for(name, info, docs):
                     call = Gen(group, choice={**parents, aid: k},
                                every_optional=True).build(specs)
                     cases.append((f"opt:all,{a['name']}={label}", prefix + call))
-        if arity < 0:
-            cases.append(("opt:unknown", prefix + base + ["BADOPT"]))
+
+    if arity < 0:
+        cases.append(("opt:unknown", prefix + base + ["BADOPT"]))
     twice = Gen(group, twice=True).build(specs)
     if twice != base:
         cases.append(("multiple", prefix + twice))
