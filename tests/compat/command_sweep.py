@@ -15,7 +15,8 @@ case after FLUSHALL and the same seeded keys of every type (SEED), the tool send
   - the base call: the required arguments with plausible values (value_for);
   - wrong type: each key argument (of the base call, and of the call with every option)
     replaced by a key of every other type; each key of the base call missing;
-  - bad numbers: each integer as "x", "-1" and 10^20 - 1, each double as "x", "nan" and "-inf";
+  - bad values: each integer as "x", "-1" and 10^20 - 1, each double as "x", "nan" and "-inf",
+    each string and pattern empty;
   - options: each optional argument (token) added to the base call once, each alternative of
     a oneof once (nested ones with every option present), all optional arguments at once
     (also with lower-case tokens), each option twice, an unknown option (where the arity is
@@ -439,6 +440,10 @@ def cases_for(name, info, docs):
                 for bad in BAD_NUMBERS[a["type"]]:
                     cases.append((f"badvalue:{label}{a['name']}={bad}",
                                   prefix + call[:p] + [bad] + call[p + 1:]))
+    # Each string of the base call empty.
+    for p, a in gen.leaves:
+        if a.get("type") in ("string", "pattern"):
+            cases.append((f"empty:{a['name']}", prefix + base[:p] + [""] + base[p + 1:]))
     for i, a in enumerate(specs):
         optional = "optional" in flags(a)
         if a.get("type") == "oneof":
