@@ -15,8 +15,8 @@ case after FLUSHALL and the same seeded keys of every type (SEED), the tool send
   - the base call: the required arguments with plausible values (value_for);
   - wrong type: each key argument (of the base call, and of the call with every option)
     replaced by a key of every other type; each key of the base call missing;
-  - bad values: each integer as "x", "-1" and 10^20 - 1, each double as "x", "nan" and "-inf",
-    each string and pattern empty;
+  - bad values: each integer as "x", "-1", "0" and 10^20 - 1, each double as "x", "nan" and
+    "-inf", each string and pattern empty;
   - options: each optional argument (token) added to the base call once, each alternative of
     a oneof once (nested ones with every option present), all optional arguments at once
     (also with lower-case tokens), each option twice, an unknown option (where the arity is
@@ -129,8 +129,9 @@ SEED = [
 TYPED_KEYS = ["k:string", "k:list", "k:hash", "k:set", "k:zset", "k:stream"]
 GROUP_KEY = {"list": "k:list", "hash": "k:hash", "set": "k:set", "sorted-set": "k:zset",
              "stream": "k:stream", "hyperloglog": "k:hll", "geo": "k:geo"}
-# Numbers out of their domain, for each numeric argument.
-BAD_NUMBERS = {"integer": ["x", "-1", "99999999999999999999"], "double": ["x", "nan", "-inf"]}
+# Numbers out of their domain or at its edge, for each numeric argument.
+BAD_NUMBERS = {"integer": ["x", "-1", "0", "99999999999999999999"],
+               "double": ["x", "nan", "-inf"]}
 # Generic commands whose key holds a collection.
 KEY_GROUP = {"sort": "list", "sort_ro": "list"}
 DEST_NAMES = {"destination", "destkey", "newkey", "dst", "target"}
