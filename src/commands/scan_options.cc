@@ -1,10 +1,25 @@
 #include "commands/scan_options.h"
 
+#include <string>
+
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "common/numbers.h"
+#include "store/value.h"
 
 namespace vireo {
+namespace {
+
+// Valkey 8 refuses a TYPE that names no type while parsing (Redis 7.0 matched nothing).
+bool IsTypeName(std::string_view name) {
+  for (ObjType t : {ObjType::kString, ObjType::kList, ObjType::kSet, ObjType::kZSet,
+                    ObjType::kHash, ObjType::kStream}) {
+    if (EqualsIgnoreCase(name, TypeName(t))) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 bool ParseScanOptions(CommandContext& ctx, size_t first, const char* flag, bool allow_type,
                       ScanOptions* out) {
@@ -27,6 +42,10 @@ bool ParseScanOptions(CommandContext& ctx, size_t first, const char* flag, bool 
     } else if (allow_type && has_value && EqualsIgnoreCase(word, "type")) {
       out->type = ctx.arg(i + 1);
       out->has_type = true;
+      if (!IsTypeName(out->type)) {
+        ctx.reply.Error("ERR unknown type name '" + std::string(out->type) + "'");
+        return false;
+      }
       i += 2;
     } else if (flag != nullptr && EqualsIgnoreCase(word, flag)) {
       out->flag = true;

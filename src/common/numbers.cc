@@ -170,13 +170,23 @@ size_t FormatInt64To(char* buf, int64_t v) {
 }
 
 bool ParseScanCursor(std::string_view s, uint64_t* out) {
-  size_t i = 0;
-  bool negative = false;
-  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
-    negative = s[0] == '-';
-    i = 1;
-    if (s.size() == 1) return false;
+  // Valkey 8 (string2ull): a strict int64 must not be negative ...
+  int64_t strict;
+  if (ParseInt64(s, &strict)) {
+    if (strict < 0) return false;
+    *out = static_cast<uint64_t>(strict);
+    return true;
   }
+  // ... anything else goes to strtoull: leading white space, a sign ('-' wraps modulo 2^64),
+  // at least one digit, nothing after them, no overflow.
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) ++i;
+  bool negative = false;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    negative = s[i] == '-';
+    ++i;
+  }
+  if (i == s.size()) return false;
   uint64_t v = 0;
   for (; i < s.size(); ++i) {
     if (s[i] < '0' || s[i] > '9') return false;
