@@ -96,8 +96,9 @@ void CmdScriptHelp(CommandContext& ctx) {
        "EXISTS <sha1> [<sha1> ...]",
        "    Return information about the existence of the scripts in the script cache.",
        "FLUSH [ASYNC|SYNC]", "    Flush the Lua scripts cache. Very dangerous on replicas.",
-       "    When called without the optional mode argument, the behavior is determined by the",
-       "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+       // Valkey 8.0.1's line break, its odd leading space included.
+       "    When called without the optional mode argument, the behavior is determined",
+       "     by the lazyfree-lazy-user-flush configuration directive. Valid modes are:",
        "    * ASYNC: Asynchronously flush the scripts cache.",
        "    * SYNC: Synchronously flush the scripts cache.", "KILL",
        "    Kill the currently executing Lua script.", "LOAD <script>",
