@@ -135,9 +135,9 @@ GROUP_KEY = {"list": "k:list", "hash": "k:hash", "set": "k:set", "sorted-set": "
 EXTRA_CASES = {
     "evalsha": [("short-sha,bad-numkeys", ["EVALSHA", "abc", "x"])],
     "evalsha_ro": [("short-sha,bad-numkeys", ["EVALSHA_RO", "", "5"])],
-    "scan": [("cursor-forms", ["SCAN", " 1"]), ("cursor-forms", ["SCAN", "-0"]),
-             ("cursor-forms", ["SCAN", "+0"]), ("cursor-forms", ["SCAN", "1 "]),
-             ("cursor-forms", ["SCAN", "-18446744073709551615"])],
+    # Forms of cursor 0 (another cursor's keys depend on the hash table) and refused ones.
+    "scan": [("cursor-forms", ["SCAN", c]) for c in (" 0", "\t+0", "-0", "00", "", "-", "0 ",
+                                                      "-18446744073709551616")],
 }
 
 # Numbers out of their domain or at its edge, for each numeric argument.
@@ -257,7 +257,8 @@ def free_port():
 
 class Server:
     def __init__(self, binary, name):
-        self.binary, self.name = binary, name
+        # Absolute: the server runs in its own temporary directory.
+        self.binary, self.name = os.path.abspath(binary), name
         self.dir = tempfile.mkdtemp(prefix=f"sweep-{name}-")
         self.proc = None
         self.port = None
