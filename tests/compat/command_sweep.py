@@ -136,8 +136,8 @@ EXTRA_CASES = {
     "evalsha": [("short-sha,bad-numkeys", ["EVALSHA", "abc", "x"])],
     "evalsha_ro": [("short-sha,bad-numkeys", ["EVALSHA_RO", "", "5"])],
     # Forms of cursor 0 (another cursor's keys depend on the hash table) and refused ones.
-    "scan": [("cursor-forms", ["SCAN", c]) for c in (" 0", "\t+0", "-0", "00", "", "-", "0 ",
-                                                      "-18446744073709551616")],
+    "scan": [(f"cursor={c!r}", ["SCAN", c]) for c in (" 0", "\t+0", "-0", "00", "", "-", "0 ",
+                                                       "-18446744073709551616")],
 }
 
 # Numbers out of their domain or at its edge, for each numeric argument.
@@ -602,7 +602,9 @@ def command_table(port):
 
 
 def sweep(server, reference, only=None, verbose=False, out=sys.stdout):
-    """Runs the sweep; returns (commands, cases, unexplained differences, allowed ones)."""
+    """Runs the sweep, printing each difference and a line per command (cases, differences);
+    returns (names swept: commands and container|subcommand, cases, unexplained differences,
+    allowed ones)."""
     table, docs = command_table(reference.port)
     names = sorted(table)
     if only:
@@ -611,7 +613,7 @@ def sweep(server, reference, only=None, verbose=False, out=sys.stdout):
     total_cases, diffs, allowed_diffs = 0, [], []
     for name in names:
         cases = cases_for(name, table[name], docs.get(name, {}))
-        ncase, ndiff, t0 = 0, 0, time.monotonic()
+        ncase, ndiff, nallowed, t0 = 0, 0, 0, time.monotonic()
         for resp3 in (False, True):
             proto = "resp3" if resp3 else "resp2"
             ref = run_batch(reference.port, resp3, cases)
@@ -627,6 +629,7 @@ def sweep(server, reference, only=None, verbose=False, out=sys.stdout):
                         f"    valkey:    {show(r)}\n    vireo:     {show(d)}")
                 reason = allowed(tag)
                 if reason:
+                    nallowed += 1
                     allowed_diffs.append((tag, reason))
                     if verbose:
                         print(line + f"\n    allowed:   {reason}", file=out)
@@ -637,10 +640,10 @@ def sweep(server, reference, only=None, verbose=False, out=sys.stdout):
             if not server.alive():
                 raise RuntimeError(f"vireo-server died during {name}; see {server.dir}")
         total_cases += ncase
-        if verbose or ndiff:
-            print(f"{name:32} cases {ncase:4}  differences {ndiff}"
-                  f"  ({time.monotonic() - t0:.2f} s)", file=out)
-    return len(names), total_cases, diffs, allowed_diffs
+        print(f"{name:32} cases {ncase:4}  differences {ndiff}"
+              + (f"  allowed {nallowed}" if nallowed else "")
+              + f"  ({time.monotonic() - t0:.2f} s)", file=out)
+    return names, total_cases, diffs, allowed_diffs
 
 
 def main():
@@ -648,7 +651,7 @@ def main():
     p.add_argument("--server", required=True, help="vireo-server binary")
     p.add_argument("--reference", required=True, help="valkey-server 8.0.1 binary")
     p.add_argument("--only", help="one command (and its subcommands), e.g. zadd or client")
-    p.add_argument("--verbose", action="store_true", help="every command and allowed difference")
+    p.add_argument("--verbose", action="store_true", help="also each allowed difference")
     a = p.parse_args()
     server, reference = Server(a.server, "vireo"), Server(a.reference, "valkey")
     try:
@@ -658,7 +661,9 @@ def main():
     finally:
         server.cleanup()
         reference.cleanup()
-    print(f"commands {commands}  cases {cases}  differences {len(diffs)}  allowed {len(ok)}")
+    top = sum(1 for n in commands if "|" not in n)
+    print(f"commands {top} ({len(commands)} with subcommands)  cases {cases}  "
+          f"differences {len(diffs)}  allowed {len(ok)}")
     return 1 if diffs else 0
 
 
