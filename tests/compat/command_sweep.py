@@ -21,8 +21,9 @@ case after FLUSHALL and the same seeded keys of every type (SEED), the tool send
     a oneof once (nested ones with every option present), all optional arguments at once
     (also with lower-case tokens), each option twice, an unknown option (where the arity is
     open), an option's token without its value, and repeatable arguments given twice;
-  - the base call inside MULTI ... EXEC, after SUBSCRIBE, as a user allowed no command, and
-    as a user allowed every command but no key or channel (each on a connection of its own).
+  - the base call inside MULTI ... EXEC, after SUBSCRIBE, as a user allowed no command, as a
+    user allowed every command but no key or channel, and not authenticated (each on a
+    connection of its own).
 
 Replies are compared as typed RESP trees, errors byte for byte. Normalized, and only these:
 the members of unordered replies are sorted (UNORDERED), stream IDs made of the clock are
@@ -89,7 +90,7 @@ SHAPE_ONLY = {
 # Cases compared by RESP type only: the whole command table, in Valkey's random order
 # (tests/integration/test_command_valkey.py compares it command by command).
 SHAPE_ONLY_CASES = {f"{name} {case}" for name in ("command|docs", "command|info")
-                    for case in ("base", "in-multi", "in-subscribe", "acl:no-key")}
+                    for case in ("base", "in-multi", "in-subscribe", "acl:no-key", "noauth")}
 
 # Replies whose order comes from a hash table: arrays sorted before comparing.
 UNORDERED = {
@@ -516,6 +517,11 @@ def cases_for(name, info, docs):
                          ("acl:no-key", ["+@all", "~nokey:*", "&nochannel:*"])):
         cases.append((label, (["ACL", "SETUSER", "sweep", "reset", "on", "nopass"] + rules,
                               ["AUTH", "sweep", "x"], prefix + base)))
+    # Not authenticated: the default user gets a password and RESET logs the connection out;
+    # the password goes again at the end.
+    cases.append(("noauth", (["ACL", "SETUSER", "default", "resetpass", ">pw"], ["RESET"],
+                             prefix + base, ["AUTH", "pw"],
+                             ["ACL", "SETUSER", "default", "nopass"])))
     cases.append(("in-subscribe", (["SUBSCRIBE", "ch"], prefix + base, ["PING"])))
     # The base call last: a state-changing one (MULTI) then ends the batch.
     cases.append(("base", prefix + base))
