@@ -12,8 +12,8 @@ namespace {
 
 // Valkey 8 refuses a TYPE that names no type while parsing (Redis 7.0 matched nothing).
 bool IsTypeName(std::string_view name) {
-  for (ObjType t : {ObjType::kString, ObjType::kList, ObjType::kSet, ObjType::kZSet,
-                    ObjType::kHash, ObjType::kStream}) {
+  for (ObjType t : {ObjType::kString, ObjType::kList, ObjType::kSet, ObjType::kZSet, ObjType::kHash,
+                    ObjType::kStream}) {
     if (EqualsIgnoreCase(name, TypeName(t))) return true;
   }
   return false;
