@@ -145,7 +145,7 @@ void CmdAclCat(CommandContext& ctx) {
 void CmdAclGenPass(CommandContext& ctx) {
   int64_t bits = 256;
   if (ctx.argc() > 3) {
-    ctx.reply.Error("ERR wrong number of arguments for 'acl|genpass' command");
+    ReplySubcommandSyntaxError(ctx);
     return;
   }
   if (ctx.argc() == 3) {

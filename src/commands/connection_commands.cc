@@ -101,8 +101,8 @@ void CmdHello(CommandContext& ctx) {
   if (!ctx.client.authenticated && ctx.server.AuthRequired()) {
     ctx.reply.Error(
         "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
-        "AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
-        "protocol version at the same time");
+        "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
+        "RESP protocol version at the same time");  // Valkey 8's text (Redis 7.0 had no <proto>)
     return;
   }
   if (has_name) {

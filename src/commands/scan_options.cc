@@ -1,13 +1,25 @@
 #include "commands/scan_options.h"
 
 #include <string>
-#include <string_view>
 
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "common/numbers.h"
+#include "store/value.h"
 
 namespace vireo {
+namespace {
+
+// Valkey 8 refuses a TYPE that names no type while parsing (Redis 7.0 matched nothing).
+bool IsTypeName(std::string_view name) {
+  for (ObjType t : {ObjType::kString, ObjType::kList, ObjType::kSet, ObjType::kZSet, ObjType::kHash,
+                    ObjType::kStream}) {
+    if (EqualsIgnoreCase(name, TypeName(t))) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 bool ParseScanOptions(CommandContext& ctx, size_t first, const char* flag, bool allow_type,
                       ScanOptions* out) {
@@ -30,12 +42,7 @@ bool ParseScanOptions(CommandContext& ctx, size_t first, const char* flag, bool 
     } else if (allow_type && has_value && EqualsIgnoreCase(word, "type")) {
       out->type = ctx.arg(i + 1);
       out->has_type = true;
-      // Valkey 8 refuses a type no key can have (Redis 7.0 scanned and matched nothing).
-      static constexpr std::string_view kTypes[] = {"string", "list", "set",
-                                                    "zset",   "hash", "stream"};
-      bool known = false;
-      for (std::string_view t : kTypes) known = known || EqualsIgnoreCase(out->type, t);
-      if (!known) {
+      if (!IsTypeName(out->type)) {
         ctx.reply.Error("ERR unknown type name '" + std::string(out->type) + "'");
         return false;
       }

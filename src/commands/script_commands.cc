@@ -90,20 +90,19 @@ void CmdScriptDebug(CommandContext& ctx) {
 
 // SCRIPT HELP
 void CmdScriptHelp(CommandContext& ctx) {
-  ReplyHelp(
-      ctx.reply, ctx.arg(0),
-      {"DEBUG (YES|SYNC|NO)", "    Set the debug mode for subsequent scripts executed.",
-       "EXISTS <sha1> [<sha1> ...]",
-       "    Return information about the existence of the scripts in the script cache.",
-       "FLUSH [ASYNC|SYNC]", "    Flush the Lua scripts cache. Very dangerous on replicas.",
-       // Valkey 8's wrap of these two lines (FUNCTION HELP keeps the older one).
-       "    When called without the optional mode argument, the behavior is determined",
-       "     by the lazyfree-lazy-user-flush configuration directive. Valid modes are:",
-       "    * ASYNC: Asynchronously flush the scripts cache.",
-       "    * SYNC: Synchronously flush the scripts cache.", "KILL",
-       "    Kill the currently executing Lua script.", "LOAD <script>",
-       "    Load a script into the scripts cache without executing it.", "SHOW <sha1>",
-       "    Show a script from the scripts cache."});
+  ReplyHelp(ctx.reply, ctx.arg(0),
+            {"DEBUG (YES|SYNC|NO)", "    Set the debug mode for subsequent scripts executed.",
+             "EXISTS <sha1> [<sha1> ...]",
+             "    Return information about the existence of the scripts in the script cache.",
+             "FLUSH [ASYNC|SYNC]", "    Flush the Lua scripts cache. Very dangerous on replicas.",
+             // Valkey 8.0.1's line break, its odd leading space included.
+             "    When called without the optional mode argument, the behavior is determined",
+             "     by the lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+             "    * ASYNC: Asynchronously flush the scripts cache.",
+             "    * SYNC: Synchronously flush the scripts cache.", "KILL",
+             "    Kill the currently executing Lua script.", "LOAD <script>",
+             "    Load a script into the scripts cache without executing it.", "SHOW <sha1>",
+             "    Show a script from the scripts cache."});
 }
 
 }  // namespace

@@ -170,19 +170,22 @@ size_t FormatInt64To(char* buf, int64_t v) {
 }
 
 bool ParseScanCursor(std::string_view s, uint64_t* out) {
-  // A canonical integer must not be negative ("-1" is refused)...
-  int64_t canonical;
-  if (ParseInt64(s, &canonical)) {
-    if (canonical < 0) return false;
-    *out = static_cast<uint64_t>(canonical);
+  // Valkey 8 (string2ull): a strict int64 must not be negative ...
+  int64_t strict;
+  if (ParseInt64(s, &strict)) {
+    if (strict < 0) return false;
+    *out = static_cast<uint64_t>(strict);
     return true;
   }
-  // ...anything else is read as strtoull reads it: leading white space, a sign ('-' wraps
-  // modulo 2^64, so "-18446744073709551615" is 1), at least one digit, nothing after.
+  // ... anything else goes to strtoull: leading white space, a sign ('-' wraps modulo 2^64),
+  // at least one digit, nothing after them, no overflow.
   size_t i = 0;
   while (i < s.size() && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) ++i;
   bool negative = false;
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    negative = s[i] == '-';
+    ++i;
+  }
   if (i == s.size()) return false;
   uint64_t v = 0;
   for (; i < s.size(); ++i) {

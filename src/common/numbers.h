@@ -28,9 +28,9 @@ bool ParseDouble(std::string_view s, double* out);
 // no NaN, and the length limit of 5*1024 bytes.
 bool ParseLongDouble(std::string_view s, long double* out);
 
-// A SCAN-family cursor as Valkey 8 parses it: a canonical integer that is not negative, or
-// else what strtoull reads whole (leading white space, a sign, '-' wrapping modulo 2^64,
-// digits); "", trailing characters and overflow are refused.
+// A SCAN-family cursor as Valkey 8 parses it (string2ull): a strict int64 must be >= 0;
+// other forms as strtoull (leading spaces, a sign, '-' wrapping modulo 2^64), but at least
+// one digit and nothing after the digits; "" and overflow are refused.
 bool ParseScanCursor(std::string_view s, uint64_t* out);
 
 // Appends the decimal form of v.

@@ -237,15 +237,16 @@ bool ParseNumKeys(CommandContext& ctx, const char* not_a_number, int64_t* numkey
 
 void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   ctx.server.FeedMonitorsBeforeScript(&ctx.client, ctx.args);
+  std::string_view body = ctx.arg(1);
+  // As Valkey: a "sha" that cannot be one is refused before numkeys is read.
+  if (by_sha && body.size() != 40) {
+    ctx.reply.Error(kNoScript);
+    return;
+  }
   int64_t numkeys;
   if (!ParseNumKeys(ctx, errors::kNotInteger, &numkeys)) return;
   char sha[41];
-  std::string_view body = ctx.arg(1);
   if (by_sha) {
-    if (body.size() != 40) {
-      ctx.reply.Error(kNoScript);
-      return;
-    }
     for (size_t i = 0; i < 40; ++i)
       sha[i] = static_cast<char>(tolower(static_cast<unsigned char>(body[i])));
     sha[40] = '\0';

@@ -926,6 +926,22 @@ void Server::Execute(Client* c) {
     ++spec->stats.rejected_calls;
     return;
   }
+  // DEBUG and MODULE's protected subcommands are refused right after the arity check, before
+  // NOAUTH and ACL, as in Valkey.
+  if (spec->flags & kCmdProtected) {
+    const bool module = cmd->name == "module";
+    const std::string& mode = module ? config_.enable_module_command : config_.enable_debug_command;
+    bool local = (c->flags & kClientUnixSocket) || IsLoopbackPeer(c->conn.fd());
+    if (mode == "no" || (mode == "local" && !local)) {
+      c->reply.Error("ERR " + ToUpper(cmd->name) + " command not allowed. If the " +
+                     (module ? "enable-module-command" : "enable-debug-command") +
+                     " option is set to \"local\", you can run it from a local connection, "
+                     "otherwise you need to set this option in the configuration file, and then "
+                     "restart the server.");
+      ++spec->stats.rejected_calls;
+      return;
+    }
+  }
   if (!c->authenticated && !(spec->flags & kCmdNoAuth) && AuthRequired()) {
     c->reply.Error(errors::kNoAuth);
     ++spec->stats.rejected_calls;
@@ -971,21 +987,6 @@ void Server::Execute(Client* c) {
     ++spec->stats.rejected_calls;
     return;
   }
-  if (spec->flags & kCmdProtected) {
-    const bool module = cmd->name == "module";
-    const std::string& mode = module ? config_.enable_module_command : config_.enable_debug_command;
-    bool local = (c->flags & kClientUnixSocket) || IsLoopbackPeer(c->conn.fd());
-    if (mode == "no" || (mode == "local" && !local)) {
-      c->reply.Error("ERR " + ToUpper(cmd->name) + " command not allowed. If the " +
-                     (module ? "enable-module-command" : "enable-debug-command") +
-                     " option is set to \"local\", you can run it from a local connection, "
-                     "otherwise you need to set this option in the configuration file, and then "
-                     "restart the server.");
-      ++spec->stats.rejected_calls;
-      return;
-    }
-  }
-
   // RESP2 subscribed mode: the connection carries messages, so only the subscribe family,
   // PING, QUIT and RESET may run (RESP3 pushes make this unnecessary).
   if ((c->flags & kClientPubSub) && c->resp == 2 && !AllowedWhileSubscribed(spec->name)) {

@@ -335,6 +335,7 @@ VALKEY_TEXTS = [
     (b"redis.set_repl() requires", b"server.set_repl() requires"),
     (b"redis.log() requires", b"server.log() requires"),
     (b"redis.register_function", b"server.register_function"),
+    (b"otherwise the HELLO AUTH <user>", b"otherwise the HELLO <proto> AUTH <user>"),
 ]
 
 

@@ -90,6 +90,9 @@ def test_setuser_errors(server):
     assert c.call("ACL", "GENPASS", "0") == RespError(
         "ERR ACL GENPASS argument must be the number of bits for the output password, a "
         "positive number up to 4096")
+    # Past its one optional argument: the subcommand as spelled, as Valkey's handler says.
+    assert c.call("ACL", "genPass", "1", "1") == RespError(
+        "ERR unknown subcommand or wrong number of arguments for 'genPass'. Try ACL HELP.")
     assert c.call("ACL", "LOG", "x") == RespError("ERR value is not an integer or out of range")
     assert c.call("ACL", "SAVE").message.startswith(
         "ERR This instance is not configured to use an ACL file.")

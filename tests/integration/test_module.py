@@ -43,6 +43,26 @@ def test_changes_refused_unless_enabled(start_server, impl):
 
 
 @pytest.mark.parametrize("impl", IMPLS)
+def test_protected_refusal_comes_before_auth_and_acl(start_server, impl):
+    # Valkey checks protected commands right after arity: before NOAUTH and before ACL.
+    server = server_of(start_server, impl, "--requirepass", "pw")
+    refused = ("ERR {} command not allowed. If the enable-{}-command option is set to \"local\", "
+               "you can run it from a local connection, otherwise you need to set this option "
+               "in the configuration file, and then restart the server.")
+    with RawConnection(server.host, server.port) as c:
+        assert c.call("MODULE", "LOAD", "/x.so") == RespError(refused.format("MODULE", "module"))
+        assert c.call("DEBUG", "SLEEP", "0") == RespError(refused.format("DEBUG", "debug"))
+        assert c.call("MODULE", "LIST") == RespError("NOAUTH Authentication required.")
+        assert c.call("AUTH", "pw") == "OK"
+        assert c.call("ACL", "SETUSER", "u", "on", "nopass", "+auth") == "OK"
+        assert c.call("AUTH", "u", "x") == "OK"
+        assert c.call("MODULE", "UNLOAD", "m") == RespError(refused.format("MODULE", "module"))
+        who = "User u" if impl == "vireo" else "this user"  # Valkey 8 names the user
+        assert c.call("MODULE", "LIST") == RespError(
+            f"NOPERM {who} has no permissions to run the 'module|list' command")
+
+
+@pytest.mark.parametrize("impl", IMPLS)
 def test_enabled_lists_nothing_and_loads_nothing(start_server, impl):
     server = server_of(start_server, impl, "--enable-module-command", "yes")
     missing = str(server.workdir / "nosuch.so")

@@ -23,6 +23,11 @@ CASES = [
      [None, b"ERR Invalid command passed to server.acl_check_cmd()"]),
     (("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"),
      redis.ResponseError("No matching script.")),
+    # A sha of the wrong length is refused before numkeys is read.
+    (("EVALSHA", "abc", "x"), redis.ResponseError("No matching script.")),
+    (("EVALSHA_RO", "", "5"), redis.ResponseError("No matching script.")),
+    (("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "5"),
+     redis.ResponseError("Number of keys can't be greater than number of args")),
     (("SCRIPT", "LOAD", "return 'shown'"), b"ead1a9936a354498741cea8d53ef4ead83fe0fa2"),
     (("SCRIPT", "SHOW", "ead1a9936a354498741cea8d53ef4ead83fe0fa2"), b"return 'shown'"),
     (("SCRIPT", "SHOW", "EAD1A9936A354498741CEA8D53EF4EAD83FE0FA2"), b"return 'shown'"),
