@@ -116,6 +116,7 @@ void Cluster::RenameNode(ClusterNode* node, const std::string& id) {
 void Cluster::SetSlot(int slot, ClusterNode* owner) {
   ClusterNode*& cur = slots_[static_cast<size_t>(slot)];
   if (cur == owner) return;
+  if (cur == myself_) slot_stats_.Reset(slot);
   if (cur != nullptr) {
     cur->slots.reset(static_cast<size_t>(slot));
     --cur->slot_count;
@@ -129,6 +130,7 @@ void Cluster::SetSlot(int slot, ClusterNode* owner) {
 void Cluster::ClearSlot(int slot) {
   ClusterNode*& cur = slots_[static_cast<size_t>(slot)];
   if (cur == nullptr) return;
+  if (cur == myself_) slot_stats_.Reset(slot);
   cur->slots.reset(static_cast<size_t>(slot));
   --cur->slot_count;
   cur = nullptr;
@@ -348,6 +350,7 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
                               const std::vector<std::string_view>& args) {
   const bool asking = (c->flags & kClientAsking) != 0 || (spec->flags & kCmdAsking) != 0;
   c->flags &= ~kClientAsking;  // ASKING covers the next command only
+  c->slot = -1;
   if (server_.replication().is_master_client(c)) return "";
   // EXEC: its queued commands were checked when queued.
   // Reused across commands: no allocation per command once warm.
@@ -372,6 +375,7 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
       return "CROSSSLOT Keys in request don't hash to the same slot";
     }
   }
+  c->slot = slot;  // read only when the command runs, i.e. when this returns ""
   ClusterNode* owner = slots_[static_cast<size_t>(slot)];
   const bool write = (spec->flags & kCmdWrite) != 0;
   // MIGRATE runs where it is sent while the slot is open here, so keys can move freely in

@@ -96,6 +96,7 @@ void RegisterClusterCommands(CommandTable& t) {
          .handler = CmdCluster, .group = "cluster", .summary = s.summary, .since = "3.0.0",
          .complexity = "O(1)"});
   }
+  cluster.subcommands.push_back(ClusterSlotStatsSpec());
   t.Add(std::move(cluster));
   const uint64_t conn = kAclFast | kAclConnection;
   t.Add({.name = "asking", .arity = 1, .flags = kCmdFast, .acl = conn, .handler = CmdAsking,

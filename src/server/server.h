@@ -157,6 +157,9 @@ class Server {
   void DeliverPush(Client* c, std::string_view frame);
   // Queues c's output for the end of the event batch.
   void QueueWrite(Client* c);
+  // CLUSTER SLOT-STATS (server_slot_stats.cc): SPUBLISH's message, as delivered to receivers
+  // subscribers, counts as network bytes out of the channel's slot.
+  void AccountShardFanOut(std::string_view channel, std::string_view message, size_t receivers);
   // Wakes the loop when c's socket can take more (bytes sent around its output buffer).
   void WatchWritable(Client* c) { AfterFlush(c, Connection::WriteResult::kPending); }
   // client-output-buffer-limit for c's class; true when c was scheduled to close. Inline:
@@ -289,6 +292,15 @@ class Server {
   }
 
  private:
+  // CLUSTER SLOT-STATS accounting (server_slot_stats.cc), run only while
+  // cluster-slot-stats-enabled is yes. The slot a top-level command is charged to (EXEC: its
+  // queue's common slot), taken before it runs; -1: none.
+  int SlotStatsSlot(const Client* c, const CommandSpec* spec) const;
+  // Charges a completed command's CPU time, request and reply bytes to slot.
+  void AccountSlotStats(Client* c, const CommandSpec* spec, int slot, int64_t usec,
+                        size_t reply_bytes);
+  // A command queued in MULTI: its request bytes go to its slot now.
+  void AccountQueuedCommand(const Client* c);
   // EnforceOutputLimit for a class that has a limit: the size test, then the close.
   bool EnforceSetOutputLimit(Client* c, const OutputBufferLimit& limit);
   static void OnListenerEvent(void* obj, uint32_t events);
