@@ -14,7 +14,6 @@ from conftest import SERVER_BINARY, RawConnection, RespError, ServerProcess
 # Commands the reference has and Vireo has not, with the reason.
 ALLOWED = {
     "waitaof": "not implemented in Vireo (its AOF has no fsynced-offset tracking yet)",
-    "cluster|slot-stats": "not implemented in Vireo (no per-slot statistics yet)",
 }
 
 
