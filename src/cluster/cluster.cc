@@ -351,7 +351,9 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
   const bool asking = (c->flags & kClientAsking) != 0 || (spec->flags & kCmdAsking) != 0;
   c->flags &= ~kClientAsking;  // ASKING covers the next command only
   c->slot = -1;
-  if (server_.replication().is_master_client(c)) return "";
+  // The master's commands are never redirected; CLUSTER SLOT-STATS still charges them.
+  const bool from_master = server_.replication().is_master_client(c);
+  if (from_master && !server_.config().cluster_slot_stats_enabled) return "";
   // EXEC: its queued commands were checked when queued.
   // Reused across commands: no allocation per command once warm.
   std::vector<KeyRef>& keys = key_positions_;
@@ -372,10 +374,11 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
     if (slot == -1) {
       slot = s;
     } else if (s != slot) {
-      return "CROSSSLOT Keys in request don't hash to the same slot";
+      return from_master ? "" : "CROSSSLOT Keys in request don't hash to the same slot";
     }
   }
   c->slot = slot;  // read only when the command runs, i.e. when this returns ""
+  if (from_master) return "";
   ClusterNode* owner = slots_[static_cast<size_t>(slot)];
   const bool write = (spec->flags & kCmdWrite) != 0;
   // MIGRATE runs where it is sent while the slot is open here, so keys can move freely in

@@ -59,7 +59,10 @@ void CmdClusterSlotStats(CommandContext& ctx) {
     return;
   }
   const bool enabled = ctx.server.config().cluster_slot_stats_enabled;
-  auto owned = [cluster](int s) { return cluster->SlotOwner(s) == cluster->myself(); };
+  // The shard's slots: a replica reports its primary's, as Valkey does.
+  ClusterNode* me = cluster->myself();
+  const ClusterNode* primary = me->is_replica() ? cluster->Lookup(me->master_id) : me;
+  auto owned = [&](int s) { return primary != nullptr && cluster->SlotOwner(s) == primary; };
   const size_t argc = ctx.argc();
   if (EqualsIgnoreCase(ctx.arg(2), "slotsrange") && argc == 5) {
     int start, end;

@@ -1073,7 +1073,12 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   const size_t reply_before = reply_out->size();
   // CLUSTER SLOT-STATS: one branch while its accounting is off.
   const bool slot_stats = config_.cluster_slot_stats_enabled;
-  const int stats_slot = slot_stats && outer == nullptr ? SlotStatsSlot(c, spec) : -1;
+  int stats_slot = -1;
+  int64_t stats_repl_offset = 0;  // the replication stream's end: what this command adds
+  if (slot_stats && outer == nullptr) [[unlikely]] {
+    stats_slot = SlotStatsSlot(c, spec);
+    stats_repl_offset = replication_->offset();
+  }
   spec->handler(ctx);
   if (propagating) [[unlikely]] {
     propagator_.Leave(&frame, c->db_index, args, dirty_ > dirty_before);
@@ -1100,7 +1105,8 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
     // A reply dropped by CLIENT REPLY OFF/SKIP never reaches the network.
     const size_t after = reply_out->size();
     const size_t sent = reply_out == &c->discard || after < reply_before ? 0 : after - reply_before;
-    AccountSlotStats(c, spec, stats_slot, duration, sent);
+    AccountSlotStats(c, spec, stats_slot, duration,
+                     sent + ReplicatedBytes(replication_->offset() - stats_repl_offset));
   }
   ++spec->stats.calls;
   spec->stats.usec += static_cast<uint64_t>(duration);

@@ -299,6 +299,8 @@ class Server {
   // Charges a completed command's CPU time, request and reply bytes to slot.
   void AccountSlotStats(Client* c, const CommandSpec* spec, int slot, int64_t usec,
                         size_t reply_bytes);
+  // What propagating bytes of a command sent to the replicas (each gets its own copy).
+  size_t ReplicatedBytes(int64_t bytes) const;
   // A command queued in MULTI: its request bytes go to its slot now.
   void AccountQueuedCommand(const Client* c);
   // EnforceOutputLimit for a class that has a limit: the size test, then the close.

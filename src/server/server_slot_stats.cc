@@ -8,6 +8,7 @@
 #include "commands/command_table.h"
 #include "commands/key_finders.h"
 #include "common/crc16.h"
+#include "replication/replication.h"
 #include "server/pubsub.h"
 #include "server/server.h"
 
@@ -59,6 +60,12 @@ void Server::AccountSlotStats(Client* c, const CommandSpec* spec, int slot, int6
   stats.AddCpu(slot, usec < 0 ? 0 : static_cast<uint64_t>(usec));
   stats.AddBytesIn(slot, c->request_bytes + c->slot_stats_multi_bytes);
   c->slot_stats_multi_bytes = 0;
+}
+
+size_t Server::ReplicatedBytes(int64_t bytes) const {
+  // A replica passes its master's stream on outside any command: only a primary's count.
+  if (bytes <= 0 || replication_->is_replica()) return 0;
+  return static_cast<size_t>(bytes) * static_cast<size_t>(replication_->ReplicaCount());
 }
 
 void Server::AccountQueuedCommand(const Client* c) {

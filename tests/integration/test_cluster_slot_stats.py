@@ -318,3 +318,51 @@ def test_resets_toggles_and_disabled_metrics(start_server):
     p.both("CONFIG", "RESETSTAT")
     assert slot_values(p.vireo, SLOT_B) == slot_values(p.valkey, SLOT_B) == [0, 0, 0, 0]
     assert slot_values(p.vireo, SLOT_A)[0] == 1
+
+
+def start_shard(start_server, binary):
+    """A primary serving slots 0 and SLOT_B and its replica, with slot stats on; returns raw
+    connections to both once the replica is online."""
+    buses = [free_port(), free_port()]
+    nodes = [start_server("--appendonly", "no", "--cluster-enabled", "yes",
+                          "--cluster-config-file", "nodes.conf", "--cluster-port", str(bus),
+                          "--cluster-require-full-coverage", "no", "--cluster-node-timeout",
+                          "3000", "--cluster-slot-stats-enabled", "yes", binary=binary)
+             for bus in buses]
+    primary, replica = (RawConnection(n.host, n.port) for n in nodes)
+    assert primary.call("CLUSTER", "ADDSLOTS", "0", str(SLOT_B)) == "OK"
+    assert replica.call("CLUSTER", "MEET", "127.0.0.1", str(nodes[0].port), str(buses[0])) == "OK"
+    primary_id = primary.call("CLUSTER", "MYID")
+
+    def replicated():
+        try:
+            return replica.call("CLUSTER", "REPLICATE", primary_id) == "OK"
+        except Exception:
+            return False
+    wait_for(replicated, timeout=20)
+    wait_for(lambda: b"state=online" in primary.call("INFO", "replication"), timeout=20)
+    # The first write after a sync also selects the database: out of the way first.
+    assert primary.call("SET", "{0}warm", "1") == "OK"
+    wait_for(lambda: replica.call("DBSIZE") == 1)
+    return primary, replica
+
+
+def test_replication_counts_on_both_sides(start_server):
+    if not os.path.exists(VALKEY_SERVER):
+        pytest.skip("needs the reference valkey-server in ../shared/reference/")
+    results = []
+    for binary in (None, VALKEY_SERVER):
+        primary, replica = start_shard(start_server, binary)
+        before = slot_values(primary, SLOT_B), slot_values(replica, SLOT_B)
+        assert primary.call("SET", "b", "hello") == "OK"
+        wait_for(lambda: slot_values(replica, SLOT_B)[2] > before[1][2])
+        after = slot_values(primary, SLOT_B), slot_values(replica, SLOT_B)
+        results.append([[x - y for x, y in zip(a, b)] for a, b in zip(after, before)])
+        # A replica reports its primary's slots.
+        listed = [s for s, _ in replica.call("CLUSTER", "SLOT-STATS", "SLOTSRANGE", "0", "16383")]
+        assert listed == [0, SLOT_B]
+    (mine_p, mine_r), (ref_p, ref_r) = results
+    # The primary: the 31-byte request, "+OK\r\n" and the command again to its one replica.
+    assert mine_p[0] == ref_p[0] == 1 and mine_p[2:] == ref_p[2:] == [31, 5 + 31]
+    # The replica: the command as applied from the stream, no reply.
+    assert mine_r[0] == ref_r[0] == 1 and mine_r[2:] == ref_r[2:] == [31, 0]
