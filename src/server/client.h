@@ -70,6 +70,8 @@ struct Client {
   int slot = -1;
   // CLUSTER SLOT-STATS: MULTI's request bytes, charged to the slot of the EXEC that follows.
   size_t slot_stats_multi_bytes = 0;
+  // CLUSTER SLOT-STATS: the command came inline (set only while the stats are on).
+  bool inline_request = false;
   // Commands of a pipeline parsed ahead of their turn (Server::ProcessInput), kept here so
   // their vectors are reused rather than allocated per read.
   static constexpr size_t kLookAhead = 8;

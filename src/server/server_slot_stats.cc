@@ -1,6 +1,6 @@
 // CLUSTER SLOT-STATS accounting: what each command costs the hash slot of its keys (CPU time,
-// request bytes, reply bytes), charged the way valkey-server 8.0.1 is observed to charge it.
-// Everything here runs only under cluster-slot-stats-enabled yes.
+// request bytes, reply bytes), charged the way valkey-server 8.0.1 is observed to charge it,
+// quirks of transactions and scripts included. Runs only under cluster-slot-stats-enabled yes.
 #include <string>
 #include <vector>
 
@@ -13,12 +13,27 @@
 #include "server/server.h"
 
 namespace vireo {
+namespace {
 
-int Server::SlotStatsSlot(const Client* c, const CommandSpec* spec) const {
-  if (cluster_ == nullptr) return -1;
-  if (spec->name != "exec") return c->slot;
-  // EXEC has no keys of its own: it is charged to the slot its queued commands share (they
-  // were routed one by one when queued).
+// The slot all of a command's keys hash to; -1 when it has none or they differ.
+int KeysSlot(const CommandSpec& spec, const std::vector<std::string_view>& args,
+             std::vector<KeyRef>* keys) {
+  CommandKeys(spec, args, keys);
+  int slot = -1;
+  for (const KeyRef& k : *keys) {
+    const int s = KeyHashSlot(args[static_cast<size_t>(k.pos)]);
+    if (slot == -1) {
+      slot = s;
+    } else if (s != slot) {
+      return -1;
+    }
+  }
+  return slot;
+}
+
+// EXEC has no keys of its own: it is charged to the slot its queued commands share (they were
+// routed one by one when queued).
+int QueueSlot(const Client* c) {
   if (c->multi == nullptr) return -1;
   int slot = -1;
   std::vector<KeyRef> keys;
@@ -26,51 +41,91 @@ int Server::SlotStatsSlot(const Client* c, const CommandSpec* spec) const {
   for (const QueuedCommand& q : c->multi->queue) {
     args.assign(q.args.begin(), q.args.end());
     CommandKeys(*q.spec, args, &keys);
-    for (const KeyRef& k : keys) {
-      const int s = KeyHashSlot(args[static_cast<size_t>(k.pos)]);
-      if (slot == -1) {
-        slot = s;
-      } else if (s != slot) {
-        return -1;
-      }
-    }
+    if (keys.empty()) continue;
+    const int s = KeysSlot(*q.spec, args, &keys);
+    if (s < 0 || (slot != -1 && s != slot)) return -1;
+    slot = s;
   }
   return slot;
 }
 
-void Server::AccountSlotStats(Client* c, const CommandSpec* spec, int slot, int64_t usec,
-                              size_t reply_bytes) {
+// Valkey rebuilds a request's size from its arguments: an inline one counts one space between
+// arguments and "\r\n", whatever it was sent with.
+size_t RequestBytes(const Client* c) {
+  if (!c->inline_request) return c->request_bytes;
+  size_t n = 2 + (c->args.empty() ? 0 : c->args.size() - 1);
+  for (std::string_view a : c->args) n += a.size();
+  return n;
+}
+
+bool IsEval(const CommandSpec* spec) { return spec->name.rfind("eval", 0) == 0; }
+
+}  // namespace
+
+Server::SlotStatsCall Server::BeginSlotStats(Client* c, const CommandSpec* spec,
+                                             const Client* outer, const std::string* reply_out,
+                                             size_t reply_before) {
+  SlotStatsCall call;
+  if (cluster_ == nullptr || outer != nullptr) return call;
+  const bool exec = spec->name == "exec";
+  call.slot = exec ? QueueSlot(c) : c->slot;
+  call.repl_offset = replication_->offset();
+  slot_stats_script_called_ = false;
+  slot_stats_exec_slot_ = exec ? call.slot : -1;
+  slot_stats_exec_out_ = reply_out;
+  slot_stats_exec_start_ = reply_before;
+  return call;
+}
+
+void Server::EndSlotStats(Client* c, const CommandSpec* spec, const Client* outer,
+                          const SlotStatsCall& call, int64_t usec, size_t reply_bytes) {
   if (cluster_ == nullptr) return;
-  if (slot < 0) {
+  SlotStats& stats = cluster_->slot_stats();
+  if (outer != nullptr) {
+    if (c->flags & kClientScript) {
+      // A script's command: its reply (to the script) counts for its own keys' slot.
+      slot_stats_script_called_ = true;
+      std::vector<KeyRef> keys;
+      if (const int s = KeysSlot(*spec, c->args, &keys); s >= 0) stats.AddBytesOut(s, reply_bytes);
+    } else if (c == outer && slot_stats_exec_slot_ >= 0 &&
+               c->reply.Output() == slot_stats_exec_out_ &&
+               slot_stats_exec_out_->size() >= slot_stats_exec_start_) {
+      // A command of EXEC: Valkey charges it the whole EXEC reply built so far.
+      stats.AddBytesOut(slot_stats_exec_slot_,
+                        slot_stats_exec_out_->size() - slot_stats_exec_start_);
+    }
+    return;
+  }
+  slot_stats_exec_slot_ = -1;
+  if (call.slot < 0) {
     // MULTI's bytes wait for the EXEC that ends the transaction; anything else outside a
     // transaction drops them (DISCARD, an EXEC of keyless commands).
     if (spec->name == "multi") {
-      c->slot_stats_multi_bytes = c->request_bytes;
+      c->slot_stats_multi_bytes = RequestBytes(c);
     } else if (!(c->flags & kClientMulti)) {
       c->slot_stats_multi_bytes = 0;
     }
     return;
   }
-  SlotStats& stats = cluster_->slot_stats();
-  stats.AddBytesOut(slot, reply_bytes);
-  // Valkey 8.0.1 charges a script (EVAL, FCALL, ...) only its reply: its own commands run
-  // under the script's client, which leaves the caller without a slot by the time the script
-  // ends.
-  if (spec->group == "scripting") return;
-  stats.AddCpu(slot, usec < 0 ? 0 : static_cast<uint64_t>(usec));
-  stats.AddBytesIn(slot, c->request_bytes + c->slot_stats_multi_bytes);
+  // An EVAL whose script called a command leaves the caller without a slot in 8.0.1: nothing
+  // of the EVAL itself is charged (FCALL is).
+  if (IsEval(spec) && slot_stats_script_called_) return;
+  // Each replica gets its own copy of what the command propagated; a replica passes its
+  // master's stream on outside any command.
+  const int64_t propagated = replication_->offset() - call.repl_offset;
+  size_t out = reply_bytes;
+  if (propagated > 0 && !replication_->is_replica()) {
+    out += static_cast<size_t>(propagated) * static_cast<size_t>(replication_->ReplicaCount());
+  }
+  stats.AddBytesOut(call.slot, out);
+  stats.AddCpu(call.slot, usec < 0 ? 0 : static_cast<uint64_t>(usec));
+  stats.AddBytesIn(call.slot, RequestBytes(c) + c->slot_stats_multi_bytes);
   c->slot_stats_multi_bytes = 0;
-}
-
-size_t Server::ReplicatedBytes(int64_t bytes) const {
-  // A replica passes its master's stream on outside any command: only a primary's count.
-  if (bytes <= 0 || replication_->is_replica()) return 0;
-  return static_cast<size_t>(bytes) * static_cast<size_t>(replication_->ReplicaCount());
 }
 
 void Server::AccountQueuedCommand(const Client* c) {
   if (cluster_ != nullptr && c->slot >= 0) {
-    cluster_->slot_stats().AddBytesIn(c->slot, c->request_bytes);
+    cluster_->slot_stats().AddBytesIn(c->slot, RequestBytes(c));
   }
 }
 

@@ -198,13 +198,24 @@ def stats_pair(start_server):
 
 
 def assert_bytes_match(d, expect=None):
-    """Network bytes the same as the reference's; cpu-usec positive when bytes were charged."""
+    """Key counts and network bytes the same as the reference's (and as expected)."""
     (mine, ref) = d
     assert mine[0] == ref[0] and mine[2:] == ref[2:], f"vireo {mine} != valkey {ref}"
     if expect is not None:
         assert mine[2:] == list(expect)
-    if mine[2] > 0 and expect != (0, 0):
-        assert mine[1] > 0 and ref[1] > 0
+
+
+def test_cpu_time_is_charged(start_server):
+    p = stats_pair(start_server)
+
+    def writes(q):
+        q.send_raw(b"".join(RawConnection.encode("SET", "b", "x" * 1000) for _ in range(500)))
+        for _ in range(500):
+            q.raw_replies()
+    d = deltas(p, SLOT_B, writes)
+    assert d[0][1] > 0 and d[1][1] > 0
+    request = len(RawConnection.encode("SET", "b", "x" * 1000))
+    assert d[0][2] == d[1][2] == 500 * request and d[0][3] == d[1][3] == 500 * 5
 
 
 def test_known_commands_charge_exact_bytes(start_server):
@@ -234,31 +245,86 @@ def test_known_commands_charge_exact_bytes(start_server):
     assert_bytes_match(deltas(p, SLOT_B, lambda q: q.both("DEL", "b")), (20, 4))
 
 
-def test_transactions_charge_request_bytes_like_valkey(start_server):
+def test_transactions_charge_like_valkey(start_server):
     p = stats_pair(start_server)
+    p.both("SET", "b", "1")
+    p.both("SET", "{b}1", "1")
 
-    def tx(q):
-        q.both("MULTI")
-        q.both("SET", "b", "3")
-        q.both("PING")
-        q.both("EXEC")
-    d = deltas(p, SLOT_B, tx)
-    # MULTI's and EXEC's requests go with the queued SET's; the keyless PING's do not.
-    assert d[0][2] == d[1][2] == 15 + 27 + 14
+    def tx(*queued, pipeline=False, end="EXEC"):
+        def run(q):
+            cmds = [("MULTI",), *queued, (end,)]
+            if pipeline:
+                q.send_raw(b"".join(RawConnection.encode(*cmd) for cmd in cmds))
+                for _ in cmds:
+                    mine, ref = q.raw_replies()
+                    assert mine == ref
+            else:
+                for cmd in cmds:
+                    q.both(*cmd)
+        return run
+    # MULTI's and EXEC's requests go with the queued commands' (charged when queued), a
+    # keyless command's not; each command of EXEC is charged EXEC's reply so far, and EXEC
+    # its whole reply.
+    assert_bytes_match(deltas(p, SLOT_B, tx(("SET", "b", "3"), ("PING",))),
+                       (15 + 27 + 14, (4 + 5) + 16 + 16))
+    assert_bytes_match(deltas(p, SLOT_B, tx(("PING",), ("SET", "b", "2"), pipeline=True)))
+    assert_bytes_match(deltas(p, SLOT_B, tx(("GET", "b"), ("GET", "{b}1"), ("GET", "{b}2"))))
+    assert_bytes_match(deltas(p, SLOT_B, tx(("SET", "b", "3"), end="DISCARD")), (27, 0))
+    assert_bytes_match(deltas(p, SLOT_B, tx(("PING",))), (0, 0))
 
-    def discarded(q):
-        q.both("MULTI")
-        q.both("SET", "b", "3")
-        q.both("DISCARD")
-    d = deltas(p, SLOT_B, discarded)
-    assert d[0][2] == d[1][2] == 27
+    def watched(q):
+        q.both("WATCH", "b")
+        tx(("GET", "b"),)(q)
+    assert_bytes_match(deltas(p, SLOT_B, watched))
 
 
-def test_scripts_charge_their_reply_only(start_server):
+def test_inline_requests_count_as_valkey_rebuilds_them(start_server):
+    p = stats_pair(start_server)
+    p.both("SET", "b", "1")
+    for request in (b"get b\r\n", b"get    b  \r\n", b"get b\n"):
+        def inline(q, request=request):
+            q.send_raw(request)
+            mine, ref = q.raw_replies()
+            assert mine == ref
+        assert_bytes_match(deltas(p, SLOT_B, inline), (7, 7))
+
+
+def test_client_reply_off_charges_no_output(start_server):
+    p = stats_pair(start_server)
+    quiet = p.new()
+    quiet.send_raw(RawConnection.encode("CLIENT", "REPLY", "OFF"))
+
+    def get(q):
+        # REPLY ON answers once the GET before it has run.
+        q.send_raw(RawConnection.encode("GET", "b") + RawConnection.encode("CLIENT", "REPLY", "ON"))
+        assert q.raw_replies() == (b"+OK\r\n", b"+OK\r\n")
+    assert_bytes_match(deltas(p, SLOT_B, get, conns=quiet), (20, 0))
+
+
+def test_scripts_charge_like_valkey(start_server):
     p = stats_pair(start_server)
     p.both("SET", "b", "2")
-    d = deltas(p, SLOT_B, lambda q: q.both("EVAL", "return redis.call('get',KEYS[1])", "1", "b"))
-    assert d[0] == d[1] == [0, 0, 0, 7]
+    p.both("FUNCTION", "LOAD", "#!lua name=lib\n"
+           "redis.register_function('f', function(keys, args) return redis.call('get', keys[1]) "
+           "end)\nredis.register_function('g', function(keys, args) return 1 end)")
+    # An EVAL whose script called a command: only that command's reply (for its own slot);
+    # one that called none, or failed first, is charged as any command; FCALL always is.
+    cases = [
+        ("EVAL", "return redis.call('get',KEYS[1])", "1", "b"),
+        ("EVAL_RO", "return redis.call('get',KEYS[1])", "1", "b"),
+        ("EVAL", "return redis.call('ping')", "1", "b"),
+        ("EVAL", "return 1", "1", "b"),
+        ("EVAL", "return redis.call('nosuch')", "1", "b"),
+        ("EVAL", "retur 1", "1", "b"),
+        ("EVALSHA", "0" * 40, "1", "b"),
+        ("FCALL", "f", "1", "b"),
+        ("FCALL", "g", "1", "b"),
+    ]
+    for i, cmd in enumerate(cases):
+        d = deltas(p, SLOT_B, lambda q, cmd=cmd: q.both(*cmd))
+        assert_bytes_match(d)
+        if i < 3:
+            assert d[0][1] == d[1][1] == 0, (cmd, d)  # no CPU time either
 
 
 def test_spublish_fan_out_counts_as_bytes_out(start_server):
