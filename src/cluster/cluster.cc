@@ -116,7 +116,7 @@ void Cluster::RenameNode(ClusterNode* node, const std::string& id) {
 void Cluster::SetSlot(int slot, ClusterNode* owner) {
   ClusterNode*& cur = slots_[static_cast<size_t>(slot)];
   if (cur == owner) return;
-  if (cur == myself_) slot_stats_.Reset(slot);
+  if (InMyShard(cur)) slot_stats_.Reset(slot);
   if (cur != nullptr) {
     cur->slots.reset(static_cast<size_t>(slot));
     --cur->slot_count;
@@ -130,7 +130,7 @@ void Cluster::SetSlot(int slot, ClusterNode* owner) {
 void Cluster::ClearSlot(int slot) {
   ClusterNode*& cur = slots_[static_cast<size_t>(slot)];
   if (cur == nullptr) return;
-  if (cur == myself_) slot_stats_.Reset(slot);
+  if (InMyShard(cur)) slot_stats_.Reset(slot);
   cur->slots.reset(static_cast<size_t>(slot));
   --cur->slot_count;
   cur = nullptr;

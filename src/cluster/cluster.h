@@ -60,8 +60,12 @@ class Cluster {
   ClusterNode* Lookup(std::string_view id);
   bool state_ok() const { return state_ok_; }
   ClusterNode* SlotOwner(int slot) const { return slots_[static_cast<size_t>(slot)]; }
-  // CLUSTER SLOT-STATS counters; a slot's are cleared when this node stops owning it.
+  // CLUSTER SLOT-STATS counters; a slot's are cleared when this node's shard loses it.
   SlotStats& slot_stats() { return slot_stats_; }
+  // This node, or the primary it replicates: the shard whose slots SLOT-STATS reports.
+  bool InMyShard(const ClusterNode* n) const {
+    return n != nullptr && (n == myself_ || (myself_->is_replica() && n->id == myself_->master_id));
+  }
 
  private:
   friend class ClusterLink;

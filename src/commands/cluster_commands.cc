@@ -1,18 +1,17 @@
 // CLUSTER, ASKING, READONLY and READWRITE (the cluster itself is cluster/cluster.h).
 #include "cluster/cluster.h"
 #include "commands/context.h"
+#include "commands/errors.h"
 #include "commands/registry.h"
 #include "server/server.h"
 
 namespace vireo {
 namespace {
 
-constexpr const char* kDisabled = "ERR This instance has cluster support disabled";
-
 // Cluster commands answer the same error on a server without cluster mode.
 bool RequireCluster(CommandContext& ctx) {
   if (ctx.server.cluster() != nullptr) return true;
-  ctx.reply.Error(kDisabled);
+  ctx.reply.Error(errors::kClusterDisabled);
   return false;
 }
 

@@ -7,6 +7,7 @@
 #include "cluster/cluster.h"
 #include "cluster/slot_stats.h"
 #include "commands/context.h"
+#include "commands/errors.h"
 #include "commands/registry.h"
 #include "common/crc16.h"
 #include "common/numbers.h"
@@ -55,19 +56,17 @@ void ReplyStats(CommandContext& ctx, const std::vector<int>& slots,
 void CmdClusterSlotStats(CommandContext& ctx) {
   Cluster* cluster = ctx.server.cluster();
   if (cluster == nullptr) {
-    ctx.reply.Error("ERR This instance has cluster support disabled");
+    ctx.reply.Error(errors::kClusterDisabled);
     return;
   }
   const bool enabled = ctx.server.config().cluster_slot_stats_enabled;
   // The shard's slots: a replica reports its primary's, as Valkey does.
-  ClusterNode* me = cluster->myself();
-  const ClusterNode* primary = me->is_replica() ? cluster->Lookup(me->master_id) : me;
-  auto owned = [&](int s) { return primary != nullptr && cluster->SlotOwner(s) == primary; };
+  auto owned = [cluster](int s) { return cluster->InMyShard(cluster->SlotOwner(s)); };
   const size_t argc = ctx.argc();
   if (EqualsIgnoreCase(ctx.arg(2), "slotsrange") && argc == 5) {
     int start, end;
     if (!ParseSlotArg(ctx.arg(3), &start) || !ParseSlotArg(ctx.arg(4), &end)) {
-      ctx.reply.Error("ERR Invalid or out of range slot");
+      ctx.reply.Error(errors::kInvalidSlot);
       return;
     }
     if (start > end) {
@@ -90,36 +89,35 @@ void CmdClusterSlotStats(CommandContext& ctx) {
   SlotMetric metric;
   // The accounted metrics are unknown names while accounting is off.
   if (!ParseSlotMetric(ctx.arg(3), &metric) || (!enabled && metric != SlotMetric::kKeyCount)) {
-    ctx.reply.Error("ERR Unrecognized sort metric for ORDERBY.");
+    ctx.reply.Error(errors::kSlotStatsMetric);
     return;
   }
   int64_t limit = kClusterSlots;
   bool descending = true;
   bool limit_seen = false, order_seen = false;
-  constexpr const char* kMultiple = "ERR Multiple filters of the same type are disallowed.";
   for (size_t i = 4; i < argc; ++i) {
     std::string_view a = ctx.arg(i);
     if (EqualsIgnoreCase(a, "limit") && i + 1 < argc) {
       // The value is checked before the repetition, as Valkey does.
       if (!ParseInt64(ctx.arg(i + 1), &limit) || limit < 1 || limit > kClusterSlots) {
-        ctx.reply.Error("ERR Limit has to lie in between 1 and 16384 (maximum number of slots).");
+        ctx.reply.Error(errors::kSlotStatsLimit);
         return;
       }
       if (limit_seen) {
-        ctx.reply.Error(kMultiple);
+        ctx.reply.Error(errors::kSlotStatsRepeated);
         return;
       }
       limit_seen = true;
       ++i;
     } else if (EqualsIgnoreCase(a, "asc") || EqualsIgnoreCase(a, "desc")) {
       if (order_seen) {
-        ctx.reply.Error(kMultiple);
+        ctx.reply.Error(errors::kSlotStatsRepeated);
         return;
       }
       order_seen = true;
       descending = EqualsIgnoreCase(a, "desc");
     } else {
-      ctx.reply.Error("ERR syntax error");
+      ctx.reply.Error(errors::kSyntax);
       return;
     }
   }
