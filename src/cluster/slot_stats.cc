@@ -42,17 +42,15 @@ std::vector<int> SlotStats::Order(const std::vector<int>& slots, SlotMetric metr
                                   const std::vector<uint64_t>& key_counts, bool descending,
                                   size_t limit) const {
   auto value = [&](int s) {
-    const uint64_t keys = static_cast<size_t>(s) < key_counts.size()
-                              ? key_counts[static_cast<size_t>(s)]
-                              : 0;
+    const uint64_t keys =
+        static_cast<size_t>(s) < key_counts.size() ? key_counts[static_cast<size_t>(s)] : 0;
     return Value(s, metric, keys);
   };
   std::vector<std::pair<uint64_t, int>> keyed;
   keyed.reserve(slots.size());
   for (int s : slots) keyed.emplace_back(value(s), s);
   // Ties go to the lower slot in both directions, as Valkey's documentation says.
-  auto before = [descending](const std::pair<uint64_t, int>& a,
-                             const std::pair<uint64_t, int>& b) {
+  auto before = [descending](const std::pair<uint64_t, int>& a, const std::pair<uint64_t, int>& b) {
     if (a.first != b.first) return descending ? a.first > b.first : a.first < b.first;
     return a.second < b.second;
   };

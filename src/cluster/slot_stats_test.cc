@@ -52,8 +52,7 @@ TEST(SlotStatsTest, OrdersByMetricWithLowerSlotWinningTies) {
             (std::vector<int>{9, 3, 5, 0, 100}));
   EXPECT_EQ(stats->Order(slots, SlotMetric::kKeyCount, keys, false, 16384),
             (std::vector<int>{0, 100, 3, 5, 9}));
-  EXPECT_EQ(stats->Order(slots, SlotMetric::kKeyCount, keys, true, 2),
-            (std::vector<int>{9, 3}));
+  EXPECT_EQ(stats->Order(slots, SlotMetric::kKeyCount, keys, true, 2), (std::vector<int>{9, 3}));
   stats->AddBytesIn(100, 1);
   EXPECT_EQ(stats->Order(slots, SlotMetric::kNetworkBytesIn, keys, true, 3),
             (std::vector<int>{100, 0, 3}));
