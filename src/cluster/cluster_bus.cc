@@ -10,7 +10,6 @@
 #include "cluster/cluster.h"
 #include "cluster/cluster_link.h"
 #include "common/clock.h"
-#include "common/crc16.h"
 #include "common/log.h"
 #include "common/numbers.h"
 #include "net/socket.h"
@@ -368,10 +367,6 @@ void Cluster::ShardPublish(std::string_view channel, std::string_view message) {
     if (n->id != shard && n->master_id != shard) continue;
     l->Send({"SPUBLISH", myself_->id, channel, message});
     ++messages_sent_;
-    // CLUSTER SLOT-STATS counts the message (channel and payload) once per node it goes to.
-    if (server_.config().cluster_slot_stats_enabled) [[unlikely]] {
-      slot_stats_.AddBytesOut(KeyHashSlot(channel), channel.size() + message.size());
-    }
   }
 }
 
