@@ -358,6 +358,11 @@ def test_blocked_command_is_charged_when_served(start_server):
     # LPUSH's request and ":1\r\n", plus BLPOP's request and reply.
     assert_bytes_match(d, (32 + 32, 4 + 21))
 
+    def time_out(q):
+        q.both("BLPOP", "{b}none", "0.05")
+    # A wait that times out is charged no bytes.
+    assert_bytes_match(deltas(p, SLOT_B, time_out), (0, 0))
+
 
 def test_resets_toggles_and_disabled_metrics(start_server):
     p = stats_pair(start_server)
