@@ -116,6 +116,7 @@ void Cluster::RenameNode(ClusterNode* node, const std::string& id) {
 void Cluster::SetSlot(int slot, ClusterNode* owner) {
   ClusterNode*& cur = slots_[static_cast<size_t>(slot)];
   if (cur == owner) return;
+  if (InMyShard(cur)) slot_stats_.Reset(slot);
   if (cur != nullptr) {
     cur->slots.reset(static_cast<size_t>(slot));
     --cur->slot_count;
@@ -129,6 +130,7 @@ void Cluster::SetSlot(int slot, ClusterNode* owner) {
 void Cluster::ClearSlot(int slot) {
   ClusterNode*& cur = slots_[static_cast<size_t>(slot)];
   if (cur == nullptr) return;
+  if (InMyShard(cur)) slot_stats_.Reset(slot);
   cur->slots.reset(static_cast<size_t>(slot));
   --cur->slot_count;
   cur = nullptr;
@@ -348,7 +350,10 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
                               const std::vector<std::string_view>& args) {
   const bool asking = (c->flags & kClientAsking) != 0 || (spec->flags & kCmdAsking) != 0;
   c->flags &= ~kClientAsking;  // ASKING covers the next command only
-  if (server_.replication().is_master_client(c)) return "";
+  c->slot = -1;
+  // The master's commands are never redirected; CLUSTER SLOT-STATS still charges them.
+  const bool from_master = server_.replication().is_master_client(c);
+  if (from_master && !server_.config().cluster_slot_stats_enabled) return "";
   // EXEC: its queued commands were checked when queued.
   // Reused across commands: no allocation per command once warm.
   std::vector<KeyRef>& keys = key_positions_;
@@ -369,9 +374,11 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
     if (slot == -1) {
       slot = s;
     } else if (s != slot) {
-      return "CROSSSLOT Keys in request don't hash to the same slot";
+      return from_master ? "" : "CROSSSLOT Keys in request don't hash to the same slot";
     }
   }
+  c->slot = slot;  // read only when the command runs, i.e. when this returns ""
+  if (from_master) return "";
   ClusterNode* owner = slots_[static_cast<size_t>(slot)];
   const bool write = (spec->flags & kCmdWrite) != 0;
   // MIGRATE runs where it is sent while the slot is open here, so keys can move freely in

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cluster/cluster_node.h"
+#include "cluster/slot_stats.h"
 #include "commands/command_table.h"
 #include "net/event_loop.h"
 
@@ -59,6 +60,12 @@ class Cluster {
   ClusterNode* Lookup(std::string_view id);
   bool state_ok() const { return state_ok_; }
   ClusterNode* SlotOwner(int slot) const { return slots_[static_cast<size_t>(slot)]; }
+  // CLUSTER SLOT-STATS counters; a slot's are cleared when this node's shard loses it.
+  SlotStats& slot_stats() { return slot_stats_; }
+  // This node, or the primary it replicates: the shard whose slots SLOT-STATS reports.
+  bool InMyShard(const ClusterNode* n) const {
+    return n != nullptr && (n == myself_ || (myself_->is_replica() && n->id == myself_->master_id));
+  }
 
  private:
   friend class ClusterLink;
@@ -130,6 +137,7 @@ class Cluster {
   std::map<std::string, std::unique_ptr<ClusterNode>> nodes_;
   ClusterNode* myself_ = nullptr;
   std::array<ClusterNode*, kClusterSlots> slots_{};
+  SlotStats slot_stats_;
   std::array<std::string, kClusterSlots> migrating_;  // target node IDs
   std::array<std::string, kClusterSlots> importing_;  // source node IDs
   uint64_t current_epoch_ = 0;

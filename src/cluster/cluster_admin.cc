@@ -521,7 +521,9 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
         // One line split in two (the parentheses tell clang the concatenation is meant).
         ("SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|"
          "STABLE|NODE <node-id>)"),
-        "SHARDS", "SLOTS", "HELP"};
+        "SHARDS", "SLOTS",
+        "SLOT-STATS SLOTSRANGE <start slot> <end slot> | ORDERBY <metric> [LIMIT <n>] [ASC|DESC]",
+        "HELP"};
     r.Array(sizeof(kHelp) / sizeof(kHelp[0]));
     for (const char* line : kHelp) r.Simple(line);
   } else {

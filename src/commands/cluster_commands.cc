@@ -1,18 +1,17 @@
 // CLUSTER, ASKING, READONLY and READWRITE (the cluster itself is cluster/cluster.h).
 #include "cluster/cluster.h"
 #include "commands/context.h"
+#include "commands/errors.h"
 #include "commands/registry.h"
 #include "server/server.h"
 
 namespace vireo {
 namespace {
 
-constexpr const char* kDisabled = "ERR This instance has cluster support disabled";
-
 // Cluster commands answer the same error on a server without cluster mode.
 bool RequireCluster(CommandContext& ctx) {
   if (ctx.server.cluster() != nullptr) return true;
-  ctx.reply.Error(kDisabled);
+  ctx.reply.Error(errors::kClusterDisabled);
   return false;
 }
 
@@ -96,6 +95,7 @@ void RegisterClusterCommands(CommandTable& t) {
          .handler = CmdCluster, .group = "cluster", .summary = s.summary, .since = "3.0.0",
          .complexity = "O(1)"});
   }
+  cluster.subcommands.push_back(ClusterSlotStatsSpec());
   t.Add(std::move(cluster));
   const uint64_t conn = kAclFast | kAclConnection;
   t.Add({.name = "asking", .arity = 1, .flags = kCmdFast, .acl = conn, .handler = CmdAsking,

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "cluster/cluster.h"
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "commands/registry.h"
@@ -141,6 +142,7 @@ void CmdConfigSet(CommandContext& ctx) {
 void CmdConfigResetStat(CommandContext& ctx) {
   Server& server = ctx.server;
   Commands().ResetStats();
+  if (server.cluster() != nullptr) server.cluster()->slot_stats().ResetAll();
   ResetEvictionStats();
   server.keyspace_stats() = KeyspaceStats{};
   ServerStats& st = server.stats();

@@ -66,4 +66,13 @@ inline constexpr const char* kMonitorDenyBlocking =
 // Followed by the refused EXEC's own error, without its leading "-".
 inline constexpr const char* kExecAbortPrefix = "EXECABORT Transaction discarded because of: ";
 
+// CLUSTER SLOT-STATS (Valkey 8.0.1's wording).
+inline constexpr const char* kClusterDisabled = "ERR This instance has cluster support disabled";
+inline constexpr const char* kInvalidSlot = "ERR Invalid or out of range slot";
+inline constexpr const char* kSlotStatsMetric = "ERR Unrecognized sort metric for ORDERBY.";
+inline constexpr const char* kSlotStatsLimit =
+    "ERR Limit has to lie in between 1 and 16384 (maximum number of slots).";
+inline constexpr const char* kSlotStatsRepeated =
+    "ERR Multiple filters of the same type are disallowed.";
+
 }  // namespace vireo::errors

@@ -150,6 +150,7 @@ void CmdPublish(CommandContext& ctx) {
 // SPUBLISH shardchannel message
 void CmdSPublish(CommandContext& ctx) {
   size_t n = ctx.server.pubsub().Publish(ctx.server, PubSubSpace::kShard, ctx.arg(1), ctx.arg(2));
+  ctx.server.AccountShardFanOut(ctx.arg(1), ctx.arg(2), n);
   if (ctx.server.cluster() != nullptr) ctx.server.cluster()->ShardPublish(ctx.arg(1), ctx.arg(2));
   ctx.reply.Integer(static_cast<int64_t>(n));
 }

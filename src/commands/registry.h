@@ -17,6 +17,8 @@ void RemoveScriptingCommands();
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterReplicationCommands(CommandTable& t);
 void RegisterClusterCommands(CommandTable& t);
+// CLUSTER SLOT-STATS (cluster_slot_stats_command.cc), added to CLUSTER by the above.
+CommandSpec ClusterSlotStatsSpec();
 void RegisterMigrateCommand(CommandTable& t);
 void RegisterStringCommands(CommandTable& t);
 void RegisterKeyCommands(CommandTable& t);

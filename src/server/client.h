@@ -65,6 +65,13 @@ struct Client {
   RequestParser parser;
   std::vector<std::string_view> args;  // the command being executed
   size_t request_bytes = 0;  // the bytes it arrived in (COMMANDLOG's large-request log)
+  // Cluster mode: the hash slot of the command's keys (set by Cluster::Redirect), -1 when it
+  // has none. CLUSTER SLOT-STATS charges the command to it.
+  int slot = -1;
+  // CLUSTER SLOT-STATS: MULTI's request bytes, charged to the slot of the EXEC that follows.
+  size_t slot_stats_multi_bytes = 0;
+  // CLUSTER SLOT-STATS: the command came inline (set only while the stats are on).
+  bool inline_request = false;
   // Commands of a pipeline parsed ahead of their turn (Server::ProcessInput), kept here so
   // their vectors are reused rather than allocated per read.
   static constexpr size_t kLookAhead = 8;

@@ -124,6 +124,7 @@ std::vector<Directive> BuildDirectives() {
       {"lazyfree-lazy-eviction", Kind::kBool, &Config::lazyfree_lazy_eviction},
       {"active-expire-effort", Kind::kInt, &Config::active_expire_effort, 1, 10},
       {"activerehashing", Kind::kBool, &Config::activerehashing},
+      {"cluster-slot-stats-enabled", Kind::kBool, &Config::cluster_slot_stats_enabled},
       {"hash-max-listpack-entries", Kind::kInt, &Config::hash_max_listpack_entries, 0, LONG_MAX},
       {"hash-max-listpack-value", Kind::kMemory, &Config::hash_max_listpack_value, 0, LONG_MAX},
       {"list-max-listpack-size", Kind::kInt, &Config::list_max_listpack_size, INT_MIN, INT_MAX},

@@ -117,6 +117,8 @@ struct Config {
   uint32_t notify_keyspace_events = 0;    // NotifyFlag bits (server/notify.h)
   // Client-side caching: past this many tracked keys some are invalidated (0 = no limit).
   int64_t tracking_table_max_keys = 1000000;
+  // Cluster mode: per-slot CPU time and network bytes for CLUSTER SLOT-STATS.
+  bool cluster_slot_stats_enabled = false;
   // Valkey directives accepted but not modeled yet (config_directives.h), by name.
   std::map<std::string, std::string> generic;
   // Path of the config file given at start-up (for CONFIG REWRITE), "" if none.

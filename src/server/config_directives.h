@@ -86,7 +86,6 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"cluster-replica-no-failover", "no", GenericKind::kBool, false},
     {"cluster-replica-validity-factor", "10", GenericKind::kInt, false, 0, kMax32},
     {"cluster-require-full-coverage", "yes", GenericKind::kBool, false},
-    {"cluster-slot-stats-enabled", "no", GenericKind::kBool, false},
     {"crash-log-enabled", "yes", GenericKind::kBool, false},
     {"crash-memcheck-enabled", "yes", GenericKind::kBool, false},
     {"debug-context", "", GenericKind::kString, false},

@@ -459,6 +459,9 @@ void Server::ProcessInput(Client* c) {
       }
       if (hashed) db->HintHash(c->args[1], key_hash);
       c->request_bytes = consumed;
+      if (config_.cluster_slot_stats_enabled) [[unlikely]] {
+        c->inline_request = c->conn.InputData()[0] != '*';  // CLUSTER SLOT-STATS counts it apart
+      }
       if (c->flags & kClientMaster) [[unlikely]] {
         // The master's commands see keys its DELs have not removed yet; what they applied
         // goes on to this server's replicas unchanged.
@@ -1045,7 +1048,10 @@ void Server::Execute(Client* c) {
     }
   }
   rejection_guard.Admit();
-  if ((c->flags & kClientMulti) && QueueInMulti(*this, c, spec)) return;
+  if ((c->flags & kClientMulti) && QueueInMulti(*this, c, spec)) {
+    if (config_.cluster_slot_stats_enabled) [[unlikely]] AccountQueuedCommand(c);
+    return;
+  }
   Call(c, spec, start);
 }
 
@@ -1074,6 +1080,10 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   // that switches to another one has replied nothing here).
   const std::string* const reply_out = c->reply.Output();
   const size_t reply_before = reply_out->size();
+  // CLUSTER SLOT-STATS: one branch while its accounting is off.
+  const bool slot_stats = config_.cluster_slot_stats_enabled;
+  SlotStatsCall stats_call;
+  if (slot_stats) [[unlikely]] stats_call = BeginSlotStats(c, spec, outer, reply_out, reply_before);
   spec->handler(ctx);
   if (propagating) [[unlikely]] {
     propagator_.Leave(&frame, c->db_index, args, dirty_ > dirty_before);
@@ -1099,6 +1109,12 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   // A command that started waiting is counted and logged when it finally completes.
   if (c->flags & kClientBlocked) return;
   int64_t duration = MonotonicUs() - start;
+  if (slot_stats) [[unlikely]] {
+    // A reply dropped by CLIENT REPLY OFF/SKIP never reaches the network.
+    const size_t after = reply_out->size();
+    const size_t sent = reply_out == &c->discard || after < reply_before ? 0 : after - reply_before;
+    EndSlotStats(c, spec, outer, stats_call, duration, sent);
+  }
   ++spec->stats.calls;
   spec->stats.usec += static_cast<uint64_t>(duration);
   TrackCommandLatency(config_, latency_monitor_, *spec, duration);

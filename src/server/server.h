@@ -157,6 +157,9 @@ class Server {
   void DeliverPush(Client* c, std::string_view frame);
   // Queues c's output for the end of the event batch.
   void QueueWrite(Client* c);
+  // CLUSTER SLOT-STATS (server_slot_stats.cc): SPUBLISH's message, as delivered to receivers
+  // subscribers, counts as network bytes out of the channel's slot.
+  void AccountShardFanOut(std::string_view channel, std::string_view message, size_t receivers);
   // Wakes the loop when c's socket can take more (bytes sent around its output buffer).
   void WatchWritable(Client* c) { AfterFlush(c, Connection::WriteResult::kPending); }
   // client-output-buffer-limit for c's class; true when c was scheduled to close. Inline:
@@ -289,6 +292,21 @@ class Server {
   }
 
  private:
+  // CLUSTER SLOT-STATS accounting (server_slot_stats.cc), run only while
+  // cluster-slot-stats-enabled is yes. Begin, before a command runs: the slot a top-level
+  // command is charged to (EXEC: its queue's common slot; -1: none) and the replication
+  // stream's end. End, when it completed: charges it (or, nested in EXEC or a script, what
+  // Valkey charges for that).
+  struct SlotStatsCall {
+    int slot = -1;
+    int64_t repl_offset = 0;
+  };
+  SlotStatsCall BeginSlotStats(Client* c, const CommandSpec* spec, const Client* outer,
+                               const std::string* reply_out, size_t reply_before);
+  void EndSlotStats(Client* c, const CommandSpec* spec, const Client* outer,
+                    const SlotStatsCall& call, int64_t usec, size_t reply_bytes);
+  // A command queued in MULTI: its request bytes go to its slot now.
+  void AccountQueuedCommand(const Client* c);
   // EnforceOutputLimit for a class that has a limit: the size test, then the close.
   bool EnforceSetOutputLimit(Client* c, const OutputBufferLimit& limit);
   static void OnListenerEvent(void* obj, uint32_t events);
@@ -400,6 +418,12 @@ class Server {
   std::string deferred_pushes_;
   std::vector<Client*> unblocked_;
   Client* rerunning_ = nullptr;  // the blocked client whose command is running again
+  // CLUSTER SLOT-STATS: the running EXEC's slot and where its reply starts (its commands are
+  // charged the reply so far), and whether the running script has called a command.
+  int slot_stats_exec_slot_ = -1;
+  const std::string* slot_stats_exec_out_ = nullptr;
+  size_t slot_stats_exec_start_ = 0;
+  bool slot_stats_script_called_ = false;
   bool serving_ready_ = false;
   std::unique_ptr<ScriptEngine> scripts_;
   Propagator propagator_;

@@ -13,7 +13,6 @@ from conftest import SERVER_BINARY, RawConnection, RespError, ServerProcess
 
 # Commands the reference has and Vireo has not, with the reason.
 ALLOWED = {
-    "cluster|slot-stats": "not implemented in Vireo (no per-slot statistics yet)",
 }
 
 
