@@ -72,7 +72,7 @@ Replication::Replica* Replication::FindReplica(const Client* c) {
 
 void Replication::EnsureBacklog() {
   if (backlog_on_) return;
-  backlog_.Reset(static_cast<size_t>(ConfigValueInt(server_.config(), "repl-backlog-size", 1 << 20)), offset_);
+  backlog_.Reset(static_cast<size_t>(ConfigValueInt(server_.config(), "repl-backlog-size", 10 << 20)), offset_);
   backlog_on_ = true;
   server_.propagator().AddSink(this);
 }
@@ -677,7 +677,7 @@ void Replication::PrimaryCron(int64_t now) {
     LogNotice("Replication backlog freed after %lld seconds without connected replicas.",
               static_cast<long long>(ttl));
   }
-  const int64_t backlog_size = ConfigValueInt(server_.config(), "repl-backlog-size", 1 << 20);
+  const int64_t backlog_size = ConfigValueInt(server_.config(), "repl-backlog-size", 10 << 20);
   if (backlog_on_ && static_cast<size_t>(backlog_size) != backlog_.capacity()) {
     backlog_.Resize(static_cast<size_t>(backlog_size));
   }

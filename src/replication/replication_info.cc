@@ -131,7 +131,7 @@ std::string Replication::InfoSection() {
   Line(&out, "second_repl_offset:%lld", static_cast<long long>(second_replid_offset_));
   Line(&out, "repl_backlog_active:%d", backlog_on_ ? 1 : 0);
   Line(&out, "repl_backlog_size:%lld",
-       static_cast<long long>(ConfigValueInt(server_.config(), "repl-backlog-size", 1 << 20)));
+       static_cast<long long>(ConfigValueInt(server_.config(), "repl-backlog-size", 10 << 20)));
   Line(&out, "repl_backlog_first_byte_offset:%lld",
        static_cast<long long>(backlog_on_ ? backlog_.first_offset() : 0));
   Line(&out, "repl_backlog_histlen:%lld",

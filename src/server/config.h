@@ -91,11 +91,11 @@ struct Config {
   bool latency_tracking = true;
   std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   // Lazy freeing
-  bool lazyfree_lazy_user_del = false;
-  bool lazyfree_lazy_user_flush = false;
-  bool lazyfree_lazy_expire = false;
-  bool lazyfree_lazy_server_del = false;
-  bool lazyfree_lazy_eviction = false;
+  bool lazyfree_lazy_user_del = true;  // the five: Valkey 8 defaults
+  bool lazyfree_lazy_user_flush = true;
+  bool lazyfree_lazy_expire = true;
+  bool lazyfree_lazy_server_del = true;
+  bool lazyfree_lazy_eviction = true;
   bool active_expire_enabled = true;  // DEBUG SET-ACTIVE-EXPIRE
   int64_t active_expire_effort = 1;
   // Cron spends up to a millisecond per run finishing a keyspace rehash.

@@ -246,14 +246,6 @@ HIDDEN = {"aof-disable-auto-gc", "cluster-ping-interval", "debug-context", "enab
           "use-exit-on-panic", "watchdog-period"}
 # Not file lines Valkey itself loads: `replicaof ""` needs a host and a port.
 NOT_IN_FILE = {"replicaof", "slaveof"}
-# Defaults Vireo keeps on purpose (docs/COMPATIBILITY.md, "Config directives"): Redis 7.0's
-# lazy freeing off (Valkey 8.0 turned it on) and its 1mb replication backlog (Valkey 8: 10mb).
-DIFFERENT_DEFAULTS = {
-    "lazyfree-lazy-eviction": "no", "lazyfree-lazy-expire": "no",
-    "lazyfree-lazy-server-del": "no", "lazyfree-lazy-user-del": "no",
-    "lazyfree-lazy-user-flush": "no", "replica-lazy-flush": "no", "slave-lazy-flush": "no",
-    "repl-backlog-size": "1048576",
-}
 # With $VIREO_IO_THREADS the fixture starts every Vireo with its own io-threads settings.
 IO_THREAD_SETTINGS = {"io-threads", "events-per-io-thread"} if IO_THREADS else set()
 
@@ -418,12 +410,10 @@ def test_defaults_are_valkeys(start_server, valkey):
     names = [n for n, _ in VALKEY_DEFAULTS] + ["bind"]
     vireo = config_values(start_server().client(), names)
     reference = config_values(valkey.client(), names)
-    skipped = set(DIFFERENT_DEFAULTS) | IO_THREAD_SETTINGS
+    skipped = IO_THREAD_SETTINGS
     differ = {n: (reference[n], vireo[n]) for n in names
               if n not in skipped and vireo[n] != reference[n]}
     assert not differ, f"valkey-server vs vireo-server: {differ}"
-    assert {n: reference[n] for n in DIFFERENT_DEFAULTS} != DIFFERENT_DEFAULTS
-    assert {n: vireo[n] for n in DIFFERENT_DEFAULTS} == DIFFERENT_DEFAULTS
 
 
 def test_config_set_refuses_what_valkey_refuses_in_its_words(start_server, valkey):
