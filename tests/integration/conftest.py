@@ -702,3 +702,29 @@ def sr(shared_server):
     c.flushall()
     yield c
     c.close()
+
+
+@pytest.fixture(scope="module")
+def valkey_cluster(tmp_path_factory):
+    """Three reference valkey-servers joined by valkey-cli --cluster create (no replicas);
+    skips where the reference binaries are absent."""
+    valkey_cli = os.path.join(os.path.dirname(VALKEY_SERVER), "valkey-cli")
+    if not (os.path.exists(VALKEY_SERVER) and os.path.exists(valkey_cli)):
+        pytest.skip("needs the reference valkey-server and valkey-cli in ../shared/reference/")
+    nodes = [ServerProcess(VALKEY_SERVER, tmp_path_factory.mktemp(f"vcluster{i}"),
+                           ["--appendonly", "no", "--cluster-enabled", "yes"])
+             for i in range(3)]
+    try:
+        for n in nodes:
+            n.start()
+        subprocess.run([valkey_cli, "--cluster", "create",
+                        *[f"127.0.0.1:{n.port}" for n in nodes], "--cluster-yes"],
+                       capture_output=True, check=True, timeout=60)
+        def state_ok(node):
+            info = node.client().execute_command("CLUSTER", "INFO")  # redis-py parses it
+            return (info.get("cluster_state") if isinstance(info, dict) else
+                    ("cluster_state:ok" in str(info) and "ok")) == "ok"
+        wait_for(lambda: all(state_ok(n) for n in nodes), timeout=30)
+        yield nodes
+    finally:
+        _teardown(nodes)

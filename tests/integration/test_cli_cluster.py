@@ -54,8 +54,8 @@ def test_create_with_password_and_replicas_check_info_call(start_server):
     wait_for(lambda: sum(client(n, pw).dbsize() for n in nodes) == 200)
     info = vcli(["info", f"127.0.0.1:{nodes[1].port}"], pw)
     assert info.returncode == 0
-    assert "[OK] 100 keys in 3 masters." in info.stdout, info.stdout
-    assert info.stdout.count("slots | 1 slaves.") == 3, info.stdout
+    assert "[OK] 100 keys in 3 primaries." in info.stdout, info.stdout
+    assert info.stdout.count("slots | 1 replicas.") == 3, info.stdout
     call = vcli(["call", f"127.0.0.1:{nodes[0].port}", "DBSIZE"], pw)
     assert call.returncode == 0
     lines = [l for l in call.stdout.splitlines() if l.startswith("127.0.0.1:")]
@@ -169,7 +169,7 @@ def test_add_node_as_master_and_replica_then_del_node(start_server):
              ["127.0.0.1", new_master.port])
     wait_for(lambda: "[WARNING]" not in vcli(["check", entry]).stdout)
     text = check_clean(first[1])
-    assert "M: " + master_id in text and "0 slots | 1 slaves." in text, text
+    assert "M: " + master_id in text and "0 slots | 1 replicas." in text, text
     # The new primary gets slots from all the others.
     out = vcli(["reshard", entry, "--cluster-from", "all", "--cluster-to", master_id,
                 "--cluster-slots", "30", "--cluster-yes"])

@@ -1,5 +1,5 @@
-// vireo-cli's command line: the flags of redis-cli 7.0 with the same meaning, messages and exit
-// codes.
+// vireo-cli's command line: the flags of valkey-cli 8.0 (and redis-cli 7.0) with the same
+// meaning, messages and exit codes.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +35,8 @@ struct Options {
   std::string host = "127.0.0.1";
   int port = 6379;
   std::string socket_path;  // -s; overrides host and port
+  int connect_timeout_ms = 0;  // -t; 0 = the OS's
+  bool prefer_ipv6 = false;    // -6 (-4, the default, sets it back)
   std::optional<std::string> password;
   std::optional<std::string> user;
   bool askpass = false;
