@@ -48,12 +48,30 @@ def reference(tmp_path_factory):
     _teardown([s])
 
 
+# redis-cli 7.0's words and valkey-cli 8.0's, which vireo-cli follows where the two differ
+# (test_cli_valkey.py compares with valkey-cli itself).
+VALKEY_WORDS = [
+    ("Could not connect to Redis at", "Could not connect to Valkey at"),
+    ("Redis Cluster requires at least 3 master nodes", "Valkey Cluster requires at least 3 "
+     "primary nodes"),
+    ("\nMaster[", "\nPrimary["), ("\x1b[0mMaster[", "\x1b[0mPrimary["),
+    (" masters.\n", " primaries.\n"), (" slaves.\n", " replicas.\n"),
+    ("--cluster-fix-with-unreachable-masters\n", "--cluster-fix-with-unreachable-primaries\n"),
+    ("--cluster-use-empty-masters\n", "--cluster-use-empty-primaries\n"),
+    ("--cluster-slave\n", "--cluster-replica\n"),
+    ("--cluster-master-id <arg>\n", "--cluster-primaries-id <arg>\n"),
+    ("--cluster-only-masters\n", "--cluster-only-primaries\n"),
+]
+
+
 def valkey_words(text):
-    """redis-cli 7.0's output in valkey-cli 8.0's words, which vireo-cli follows where the two
-    differ (test_cli_valkey.py compares with valkey-cli itself)."""
-    if isinstance(text, str):
-        return text.replace("Could not connect to Redis at", "Could not connect to Valkey at")
-    return text.replace(b"Could not connect to Redis at", b"Could not connect to Valkey at")
+    """redis-cli 7.0's output as valkey-cli 8.0 words it."""
+    for old, new in VALKEY_WORDS:
+        if isinstance(text, str):
+            text = text.replace(old, new)
+        else:
+            text = text.replace(old.encode(), new.encode())
+    return text
 
 
 def run(binary, args, env, input=None, timeout=30):
@@ -506,8 +524,8 @@ def test_cluster_create_check_info(start_server, shared_server, env):
     assert [r[0] for r in results] == [0, 0] and results[1][2] == results[0][2]
     rc, out, _ = results[1]
     assert rc == 0
-    for line in (b"Master[0] -> Slots 0 - 5460", b"Master[1] -> Slots 5461 - 10922",
-                 b"Master[2] -> Slots 10923 - 16383", b">>> Sending CLUSTER MEET messages",
+    for line in (b"Primary[0] -> Slots 0 - 5460", b"Primary[1] -> Slots 5461 - 10922",
+                 b"Primary[2] -> Slots 10923 - 16383", b">>> Sending CLUSTER MEET messages",
                  b"[OK] All 16384 slots covered."):
         assert line in out
     # The same cluster seen through both tools.
@@ -565,7 +583,7 @@ def test_cluster_reshard_add_and_delete_nodes(start_server, env):
     assert out.count(b"Moving slot ") == 2000  # the plan, then the moves
     assert total() == 200
     rc, out, _ = run(VIREO_CLI, ["--cluster", "info", addrs[0]], env)
-    assert b"| 6462 slots |" in out and b"[OK] 200 keys in 3 masters." in out
+    assert b"| 6462 slots |" in out and b"[OK] 200 keys in 3 primaries." in out
 
     # Rebalance evens the masters out again, moving keys along.
     rc, out, err = run(VIREO_CLI, ["--cluster", "rebalance", addrs[0]], env, timeout=60)
