@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from conftest import ServerProcess, _teardown, built_binary, free_port
+from conftest import ServerProcess, _teardown, built_binary, free_port, valkey_words
 
 VIREO_CLI = built_binary("VIREO_CLI", "vireo-cli")
 REDIS_CLI = "/usr/bin/redis-cli"
@@ -46,32 +46,6 @@ def reference(tmp_path_factory):
     s.start()
     yield s
     _teardown([s])
-
-
-# redis-cli 7.0's words and valkey-cli 8.0's, which vireo-cli follows where the two differ
-# (test_cli_valkey.py compares with valkey-cli itself).
-VALKEY_WORDS = [
-    ("Could not connect to Redis at", "Could not connect to Valkey at"),
-    ("Redis Cluster requires at least 3 master nodes", "Valkey Cluster requires at least 3 "
-     "primary nodes"),
-    ("\nMaster[", "\nPrimary["), ("\x1b[0mMaster[", "\x1b[0mPrimary["),
-    (" masters.\n", " primaries.\n"), (" slaves.\n", " replicas.\n"),
-    ("--cluster-fix-with-unreachable-masters\n", "--cluster-fix-with-unreachable-primaries\n"),
-    ("--cluster-use-empty-masters\n", "--cluster-use-empty-primaries\n"),
-    ("--cluster-slave\n", "--cluster-replica\n"),
-    ("--cluster-master-id <arg>\n", "--cluster-primaries-id <arg>\n"),
-    ("--cluster-only-masters\n", "--cluster-only-primaries\n"),
-]
-
-
-def valkey_words(text):
-    """redis-cli 7.0's output as valkey-cli 8.0 words it."""
-    for old, new in VALKEY_WORDS:
-        if isinstance(text, str):
-            text = text.replace(old, new)
-        else:
-            text = text.replace(old.encode(), new.encode())
-    return text
 
 
 def run(binary, args, env, input=None, timeout=30):

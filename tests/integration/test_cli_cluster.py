@@ -4,7 +4,7 @@ write load, rebalance, add-node (as a master and as a replica), del-node."""
 
 from cluster_helpers import (VIREO_CLI, client, cluster_client, create, node_id, node_role,
                              run_cli, start_nodes, wait_state_ok, WriteLoad)
-from conftest import REDIS_CLI, wait_for
+from conftest import REDIS_CLI, valkey_words, wait_for
 
 OK_COVERED = "[OK] All 16384 slots covered."
 OK_AGREE = "[OK] All nodes agree about slots configuration."
@@ -62,12 +62,12 @@ def test_create_with_password_and_replicas_check_info_call(start_server):
     assert len(lines) == 6 and sum(int(l.rsplit(" ", 1)[1]) for l in lines) == 200
     only = vcli(["call", f"127.0.0.1:{nodes[0].port}", "ROLE", "--cluster-only-masters"], pw)
     assert only.stdout.count("127.0.0.1:") == 3 and "slave" not in only.stdout, only.stdout
-    # Byte for byte what redis-cli prints about the same cluster.
+    # Byte for byte what redis-cli prints about the same cluster, in valkey-cli 8.0's words.
     for args in (["check", f"127.0.0.1:{nodes[2].port}"], ["info", f"127.0.0.1:{nodes[3].port}"],
                  ["call", f"127.0.0.1:{nodes[0].port}", "GET", "k1"]):
         ours, theirs = vcli(args, pw), run_cli(REDIS_CLI, args, pw)
         assert (ours.returncode, ours.stdout, ours.stderr) == \
-            (theirs.returncode, theirs.stdout, theirs.stderr), args
+            (theirs.returncode, valkey_words(theirs.stdout), theirs.stderr), args
 
 
 def test_reshard_under_load_then_rebalance(start_server):
