@@ -294,3 +294,67 @@ def test_cluster_manager_with_a_cluster(valkey_cluster, env):
                  ["--cluster", "call", node, "DBSIZE"],
                  ["--cluster", "call", node, "PING", "--cluster-only-primaries"]):
         assert_same(args, env)
+
+
+def test_authentication_messages(tmp_path, env):
+    s = ServerProcess(VALKEY_SERVER, tmp_path / "auth", ["--requirepass", "sek"])
+    s.start()
+    try:
+        a = at(s)
+        for args in (["-a", "wrong", "ping"], ["ping"], ["--user", "bob", "--pass", "x", "ping"],
+                     ["-a", "sek", "-n", "100", "ping"], ["-a", "sek", "--no-auth-warning", "-3",
+                                                          "ping"]):
+            assert_same(a + args, env)
+        for uri in ("valkey://default:sek@127.0.0.1:%d/3", "valkey://default:wrong@127.0.0.1:%d"):
+            assert_same(["-u", uri % s.port, "ping"], env)
+    finally:
+        _teardown([s])
+
+
+def _prompts(binary, args, lines, env):
+    """The prompt lines an interactive session shows (escapes and redraws dropped)."""
+    import pty
+    import select
+    import time
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(binary, [binary, *map(str, args)], env)
+    out = b""
+
+    def read_for(seconds):
+        nonlocal out
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if not select.select([fd], [], [], 0.02)[0]:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return
+            out += chunk
+            if b"\x1b[6n" in chunk:
+                os.write(fd, b"\x1b[1;1R")
+
+    read_for(0.5)
+    for line in lines:
+        os.write(fd, line.encode() + b"\r")
+        read_for(0.3)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    os.close(fd)
+    text = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", out).replace(b"\r", b"")
+    # linenoise redraws a line several times where libedit writes it once.
+    return list(dict.fromkeys(re.findall(rb"valkey [^\n>]*> (?:ping|select 2)", text)))
+
+
+def test_unix_socket_prompt(tmp_path, env):
+    sock = tmp_path / "v.sock"
+    s = ServerProcess(VALKEY_SERVER, tmp_path / "unix", ["--unixsocket", str(sock)])
+    s.start()
+    try:
+        steps = ["select 2", "ping"]
+        ours = _prompts(VIREO_CLI, ["-s", sock], steps, env)
+        assert ours == _prompts(VALKEY_CLI, ["-s", sock], steps, env)
+        assert ours[-1] == f"valkey {sock}[2]> ping".encode()
+    finally:
+        _teardown([s])

@@ -50,7 +50,7 @@ void Session::SetAddress(const std::string& host, int port) {
 std::string Session::Prompt() const {
   std::string p;
   if (!options_->socket_path.empty()) {
-    p = "redis " + options_->socket_path;
+    p = "valkey " + options_->socket_path;  // valkey-cli's unix socket prompt
   } else {
     p = tools::Connection::FormatAddress(options_->host, options_->port);
   }
