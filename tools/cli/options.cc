@@ -394,7 +394,6 @@ int ParseOptions(int argc, char** argv, bool stdout_is_tty, Options* o) {
       o->scan_count = atoi(value());
     } else if (is("--intrinsic-latency") && !last) {
       o->intrinsic_latency_s = atoi(value());
-      if (o->intrinsic_latency_s <= 0) o->intrinsic_latency_s = 0;
     } else if (is("--pipe")) {
       o->pipe = true;
     } else if (is("--pipe-timeout") && !last) {

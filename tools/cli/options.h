@@ -68,7 +68,8 @@ struct Options {
   int memkeys_samples = 0;
   std::optional<std::string> pattern;
   int scan_count = 10;          // --count (a valkey-cli flag; redis-cli 7.0 always asks for 10)
-  int intrinsic_latency_s = 0;  // --intrinsic-latency; 0 = off
+  // --intrinsic-latency; any number runs the test (0 or less: one round, as valkey-cli).
+  std::optional<int> intrinsic_latency_s;
   std::optional<std::string> eval_file;
   ClusterOptions cluster;
 
