@@ -146,7 +146,8 @@ def test_messages_match(valkey):
 
 def test_cluster_header(valkey_cluster):
     args = ["-h", "127.0.0.1", "-p", valkey_cluster[0].port, "--cluster", "-n", 300, "-c", 3]
-    for flags in (["-t", "set", "-q"], ["-t", "get"]):
+    for flags in (["-t", "set", "-q"], ["-t", "get"], ["-c", 2, "-t", "ping", "-q"],
+                  ["-q", "set", "{tag}k", "v"], ["--threads", 2, "-t", "get", "-q"]):
         (vrc, vout, verr), (rc, out, err) = both(args + flags)
         assert (rc, err) == (vrc, verr), flags
         assert skeleton(out) == skeleton(vout), flags

@@ -296,7 +296,15 @@ def test_cluster_manager_with_a_cluster(valkey_cluster, env):
     valkey_cluster[0].client()  # the cluster is up
     for args in (["--cluster", "check", node], ["--cluster", "info", node],
                  ["--cluster", "call", node, "DBSIZE"],
-                 ["--cluster", "call", node, "PING", "--cluster-only-primaries"]):
+                 ["--cluster", "call", node, "PING", "--cluster-only-primaries"],
+                 ["--cluster", "call", node, "PING", "--cluster-only-replicas"],
+                 ["--cluster", "fix", node], ["--cluster", "set-timeout", node, "5000"],
+                 ["--cluster", "rebalance", node, "--cluster-threshold", "0.1",
+                  "--cluster-simulate"],
+                 ["--cluster", "del-node", node, "0" * 40], ["--cluster", "add-node", node, node],
+                 ["-c", "-p", valkey_cluster[0].port, "set", "foo", "bar"],
+                 ["-c", "-p", valkey_cluster[0].port, "get", "foo"],
+                 ["-p", valkey_cluster[0].port, "get", "foo"]):
         assert_same(args, env)
 
 
