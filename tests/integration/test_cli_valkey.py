@@ -195,7 +195,8 @@ def test_connection_and_option_errors(valkey, env, tmp_path):
     for args in (["--bogus"], ["-p"], ["-a", "pw", "ping"], ["--pass", "pw", "ping"],
                  ["--user", "u", "--pass", "pw", "ping"], ["--user", "u", "ping"],
                  ["-a", "pw", "--no-auth-warning", "ping"], ["--hotkeys"],
-                 ["-2", "-3", "ping"], ["-x", "-X", "t", "ping"]):
+                 ["-2", "-3", "ping"], ["-x", "-X", "t", "ping"],
+                 ["--keystats"]):  # valkey-cli 8.1's flag, unknown to 8.0.1
         assert_same(a + args, env)
     for uri in ("valkey://127.0.0.1:%d/2", "redis://127.0.0.1:%d", "valkey://:pw@127.0.0.1:%d",
                 "valkey://user%%zz:pw@127.0.0.1:%d", "http://127.0.0.1:%d"):
@@ -237,6 +238,11 @@ def test_bigkeys_and_memkeys(vc, valkey, env, keys):
          "stream": lambda: vc.xadd(name, {"f": 1})}[kind]()
     for mode in (["--bigkeys"], ["--memkeys"], ["--memkeys-samples", "3"]):
         assert_same(at(valkey) + mode, env)
+    vc.config_set("maxmemory-policy", "allkeys-lfu")
+    try:
+        assert_same(at(valkey) + ["--hotkeys"], env)
+    finally:
+        vc.config_set("maxmemory-policy", "noeviction")
 
 
 def _first_lines(binary, args, env, count, timeout=10):
