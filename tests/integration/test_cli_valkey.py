@@ -119,6 +119,16 @@ def test_help_matches(env):
     assert ours.split(b"\n")[:3] == theirs.split(b"\n")[:3]
 
 
+def test_bare_help(valkey, env):
+    # valkey-cli goes on with its ":set hints" preferences, which libedit has no use for.
+    for word in ("help", "?"):
+        ours = named(run(VIREO_CLI, at(valkey) + [word], env), "vireo-cli")
+        theirs = named(run(VALKEY_CLI, at(valkey) + [word], env), "valkey-cli")
+        assert theirs[1].startswith(ours[1]) and ours[1].endswith(b"\"quit\" to exit\n")
+        assert theirs[1][len(ours[1]):].startswith(b"\nTo set <cli> preferences:\n")
+        assert (ours[0], ours[2]) == (theirs[0], theirs[2])
+
+
 def test_version_shape(env):
     rc, out, _ = run(VIREO_CLI, ["--version"], env)
     assert rc == 0 and re.fullmatch(rb"vireo-cli \d+\.\d+\.\d+\n", out)
