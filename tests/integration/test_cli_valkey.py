@@ -167,6 +167,8 @@ def fill(vc):
 @pytest.mark.parametrize("mode", [[], ["--no-raw"], ["--raw"], ["--csv"], ["--json"],
                                   ["--quoted-json"], ["-2", "--json"], ["-2", "--quoted-json"],
                                   ["-3"], ["-3", "--no-raw"], ["-3", "--csv"], ["-3", "--raw"],
+                                  ["--json", "--raw"], ["--quoted-json", "--no-raw"],
+                                  ["--json", "-2", "--no-raw"],
                                   ["-d", ",", "-D", ";"]])
 def test_replies_match(vc, valkey, env, mode):
     fill(vc)

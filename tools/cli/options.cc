@@ -370,8 +370,10 @@ int ParseOptions(int argc, char** argv, bool stdout_is_tty, Options* o) {
       o->output = OutputMode::kCsv;
     } else if (is("--json")) {
       o->output = OutputMode::kJson;
+      o->json_flag = true;
     } else if (is("--quoted-json")) {
       o->output = OutputMode::kQuotedJson;
+      o->json_flag = true;
     } else if (is("--latency")) {
       o->latency = true;
     } else if (is("--latency-history")) {
@@ -468,9 +470,9 @@ int ParseOptions(int argc, char** argv, bool stdout_is_tty, Options* o) {
     fprintf(stderr, "Options -2 and -3 are mutually exclusive.\n");
     return 1;
   }
-  // JSON shows maps as objects, so it asks for RESP3 unless -2 says otherwise.
-  const bool json = o->output == OutputMode::kJson || o->output == OutputMode::kQuotedJson;
-  o->resp = o->resp3_flag || (json && !o->resp2_flag) ? 3 : 2;
+  // JSON shows maps as objects, so --json asks for RESP3 unless -2 says otherwise, even when a
+  // later --raw or --no-raw picks another output form (as in valkey-cli).
+  o->resp = o->resp3_flag || (o->json_flag && !o->resp2_flag) ? 3 : 2;
   if (!o->no_auth_warning && o->password.has_value()) {
     fputs(
         "Warning: Using a password with '-a' or '-u' option on the command line interface may "

@@ -43,6 +43,7 @@ struct Options {
   int dbnum = 0;
   int resp = 2;  // 3 with -3
   bool resp2_flag = false, resp3_flag = false;
+  bool json_flag = false;  // --json / --quoted-json seen (they ask for RESP3 even if overridden)
   tools::TlsClientOptions tls;  // --tls, --cacert, --cert, --key, --sni, --insecure
 
   // How commands run and print.
