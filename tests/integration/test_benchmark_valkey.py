@@ -106,7 +106,8 @@ def test_quiet_and_csv_match(valkey):
 def test_full_report_layout(valkey):
     for flags in (["-t", "set,get"], ["-t", "incr", "--threads", "2"], ["-t", "lpush", "-k", 0],
                   ["-q", "incr", "__rand_int__"], ["-t", "lrange_100", "-q"],
-                  ["--seed", 7, "-r", 100, "-t", "set"]):
+                  ["--seed", 7, "-r", 100, "-t", "set"], ["-t", "get", "--precision", 1],
+                  ["-t", "hset,spop,zpopmin", "-P", 3, "-q"], ["-t", "xadd", "-d", 100]):
         (vrc, vout, verr), (rc, out, err) = both(at(valkey) + ["-n", 2000, "-c", 4, *flags])
         assert (rc, err) == (vrc, verr), flags
         assert skeleton(out) == skeleton(vout), flags
