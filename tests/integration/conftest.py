@@ -673,6 +673,32 @@ def shared_server(tmp_path_factory, server_binary):
     _teardown([s])
 
 
+# redis-cli 7.0's words and valkey-cli 8.0's, which vireo-cli follows where the two differ
+# (test_cli_valkey.py compares with valkey-cli itself).
+VALKEY_WORDS = [
+    ("Could not connect to Redis at", "Could not connect to Valkey at"),
+    ("Redis Cluster requires at least 3 master nodes", "Valkey Cluster requires at least 3 "
+     "primary nodes"),
+    ("\nMaster[", "\nPrimary["), ("\x1b[0mMaster[", "\x1b[0mPrimary["),
+    (" masters.\n", " primaries.\n"), (" slaves.\n", " replicas.\n"),
+    ("--cluster-fix-with-unreachable-masters\n", "--cluster-fix-with-unreachable-primaries\n"),
+    ("--cluster-use-empty-masters\n", "--cluster-use-empty-primaries\n"),
+    ("--cluster-slave\n", "--cluster-replica\n"),
+    ("--cluster-master-id <arg>\n", "--cluster-primaries-id <arg>\n"),
+    ("--cluster-only-masters\n", "--cluster-only-primaries\n"),
+]
+
+
+def valkey_words(text):
+    """redis-cli 7.0's output as valkey-cli 8.0 words it."""
+    for old, new in VALKEY_WORDS:
+        if isinstance(text, str):
+            text = text.replace(old, new)
+        else:
+            text = text.replace(old.encode(), new.encode())
+    return text
+
+
 # The reference server of differential tests (valkey-server 8.0.1, ../shared/README).
 VALKEY_SERVER = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                              "shared", "reference", "valkey-server"))
@@ -702,3 +728,29 @@ def sr(shared_server):
     c.flushall()
     yield c
     c.close()
+
+
+@pytest.fixture(scope="module")
+def valkey_cluster(tmp_path_factory):
+    """Three reference valkey-servers joined by valkey-cli --cluster create (no replicas);
+    skips where the reference binaries are absent."""
+    valkey_cli = os.path.join(os.path.dirname(VALKEY_SERVER), "valkey-cli")
+    if not (os.path.exists(VALKEY_SERVER) and os.path.exists(valkey_cli)):
+        pytest.skip("needs the reference valkey-server and valkey-cli in ../shared/reference/")
+    nodes = [ServerProcess(VALKEY_SERVER, tmp_path_factory.mktemp(f"vcluster{i}"),
+                           ["--appendonly", "no", "--cluster-enabled", "yes"])
+             for i in range(3)]
+    try:
+        for n in nodes:
+            n.start()
+        subprocess.run([valkey_cli, "--cluster", "create",
+                        *[f"127.0.0.1:{n.port}" for n in nodes], "--cluster-yes"],
+                       capture_output=True, check=True, timeout=60)
+        def state_ok(node):
+            info = node.client().execute_command("CLUSTER", "INFO")  # redis-py parses it
+            return (info.get("cluster_state") if isinstance(info, dict) else
+                    ("cluster_state:ok" in str(info) and "ok")) == "ok"
+        wait_for(lambda: all(state_ok(n) for n in nodes), timeout=30)
+        yield nodes
+    finally:
+        _teardown(nodes)

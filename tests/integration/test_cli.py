@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from conftest import ServerProcess, _teardown, built_binary, free_port
+from conftest import ServerProcess, _teardown, built_binary, free_port, valkey_words
 
 VIREO_CLI = built_binary("VIREO_CLI", "vireo-cli")
 REDIS_CLI = "/usr/bin/redis-cli"
@@ -51,6 +51,8 @@ def reference(tmp_path_factory):
 def run(binary, args, env, input=None, timeout=30):
     res = subprocess.run([binary, *map(str, args)], input=input, capture_output=True,
                          env=env, timeout=timeout)
+    if binary == REDIS_CLI:
+        return res.returncode, valkey_words(res.stdout), valkey_words(res.stderr)
     return res.returncode, res.stdout, res.stderr
 
 
@@ -385,6 +387,8 @@ def drive_repl(binary, args, steps, env, delay=0.25):
     os.waitpid(pid, 0)
     os.close(fd)
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.decode("latin-1")).replace("\r", "")
+    if binary == REDIS_CLI:
+        text = valkey_words(text)
     lines = []
     for line in text.split("\n"):
         found = list(PROMPT.finditer(line))
@@ -494,8 +498,8 @@ def test_cluster_create_check_info(start_server, shared_server, env):
     assert [r[0] for r in results] == [0, 0] and results[1][2] == results[0][2]
     rc, out, _ = results[1]
     assert rc == 0
-    for line in (b"Master[0] -> Slots 0 - 5460", b"Master[1] -> Slots 5461 - 10922",
-                 b"Master[2] -> Slots 10923 - 16383", b">>> Sending CLUSTER MEET messages",
+    for line in (b"Primary[0] -> Slots 0 - 5460", b"Primary[1] -> Slots 5461 - 10922",
+                 b"Primary[2] -> Slots 10923 - 16383", b">>> Sending CLUSTER MEET messages",
                  b"[OK] All 16384 slots covered."):
         assert line in out
     # The same cluster seen through both tools.
@@ -553,7 +557,7 @@ def test_cluster_reshard_add_and_delete_nodes(start_server, env):
     assert out.count(b"Moving slot ") == 2000  # the plan, then the moves
     assert total() == 200
     rc, out, _ = run(VIREO_CLI, ["--cluster", "info", addrs[0]], env)
-    assert b"| 6462 slots |" in out and b"[OK] 200 keys in 3 masters." in out
+    assert b"| 6462 slots |" in out and b"[OK] 200 keys in 3 primaries." in out
 
     # Rebalance evens the masters out again, moving keys along.
     rc, out, err = run(VIREO_CLI, ["--cluster", "rebalance", addrs[0]], env, timeout=60)

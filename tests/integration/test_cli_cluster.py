@@ -4,7 +4,7 @@ write load, rebalance, add-node (as a master and as a replica), del-node."""
 
 from cluster_helpers import (VIREO_CLI, client, cluster_client, create, node_id, node_role,
                              run_cli, start_nodes, wait_state_ok, WriteLoad)
-from conftest import REDIS_CLI, wait_for
+from conftest import REDIS_CLI, valkey_words, wait_for
 
 OK_COVERED = "[OK] All 16384 slots covered."
 OK_AGREE = "[OK] All nodes agree about slots configuration."
@@ -54,20 +54,20 @@ def test_create_with_password_and_replicas_check_info_call(start_server):
     wait_for(lambda: sum(client(n, pw).dbsize() for n in nodes) == 200)
     info = vcli(["info", f"127.0.0.1:{nodes[1].port}"], pw)
     assert info.returncode == 0
-    assert "[OK] 100 keys in 3 masters." in info.stdout, info.stdout
-    assert info.stdout.count("slots | 1 slaves.") == 3, info.stdout
+    assert "[OK] 100 keys in 3 primaries." in info.stdout, info.stdout
+    assert info.stdout.count("slots | 1 replicas.") == 3, info.stdout
     call = vcli(["call", f"127.0.0.1:{nodes[0].port}", "DBSIZE"], pw)
     assert call.returncode == 0
     lines = [l for l in call.stdout.splitlines() if l.startswith("127.0.0.1:")]
     assert len(lines) == 6 and sum(int(l.rsplit(" ", 1)[1]) for l in lines) == 200
     only = vcli(["call", f"127.0.0.1:{nodes[0].port}", "ROLE", "--cluster-only-masters"], pw)
     assert only.stdout.count("127.0.0.1:") == 3 and "slave" not in only.stdout, only.stdout
-    # Byte for byte what redis-cli prints about the same cluster.
+    # Byte for byte what redis-cli prints about the same cluster, in valkey-cli 8.0's words.
     for args in (["check", f"127.0.0.1:{nodes[2].port}"], ["info", f"127.0.0.1:{nodes[3].port}"],
                  ["call", f"127.0.0.1:{nodes[0].port}", "GET", "k1"]):
         ours, theirs = vcli(args, pw), run_cli(REDIS_CLI, args, pw)
         assert (ours.returncode, ours.stdout, ours.stderr) == \
-            (theirs.returncode, theirs.stdout, theirs.stderr), args
+            (theirs.returncode, valkey_words(theirs.stdout), theirs.stderr), args
 
 
 def test_reshard_under_load_then_rebalance(start_server):
@@ -169,7 +169,7 @@ def test_add_node_as_master_and_replica_then_del_node(start_server):
              ["127.0.0.1", new_master.port])
     wait_for(lambda: "[WARNING]" not in vcli(["check", entry]).stdout)
     text = check_clean(first[1])
-    assert "M: " + master_id in text and "0 slots | 1 slaves." in text, text
+    assert "M: " + master_id in text and "0 slots | 1 replicas." in text, text
     # The new primary gets slots from all the others.
     out = vcli(["reshard", entry, "--cluster-from", "all", "--cluster-to", master_id,
                 "--cluster-slots", "30", "--cluster-yes"])

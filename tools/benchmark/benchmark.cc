@@ -59,6 +59,8 @@ void SetUpCluster(Session* s) {
     std::erase_if(primaries, [](const ClusterNode& n) { return n.slots.empty(); });
   }
   if (primaries.empty()) {
+    // valkey-benchmark shows a node's error reply before giving up.
+    if (error.rfind("Cluster node ", 0) == 0) fprintf(stderr, "%s\n", error.c_str());
     fprintf(stderr, "Failed to fetch cluster configuration from %s\n", seed.Describe().c_str());
     exit(1);
   }
@@ -66,10 +68,10 @@ void SetUpCluster(Session* s) {
     fprintf(stderr, "Invalid cluster: %zu node(s).\n", primaries.size());
     exit(1);
   }
-  printf("Cluster has %zu master nodes:\n\n", primaries.size());
+  printf("Cluster has %zu primary nodes:\n\n", primaries.size());
   for (size_t i = 0; i < primaries.size(); ++i) {
     const ClusterNode& node = primaries[i];
-    printf("Master %zu: %s %s:%d\n", i, node.name.c_str(), node.ip.c_str(), node.port);
+    printf("Primary %zu: %s %s:%d\n", i, node.name.c_str(), node.ip.c_str(), node.port);
     Endpoint endpoint{node.ip, node.port, ""};
     ServerConfig config;
     if (FetchServerConfig(endpoint, s->options, &config)) {

@@ -123,7 +123,7 @@ bool ClusterMap::Fetch(const Endpoint& from, const Options& options, std::string
   bool connected = from.socket_path.empty() ? conn.ConnectTcp(from.host, from.port)
                                             : conn.ConnectUnix(from.socket_path);
   if (!connected) {
-    *error = "Could not connect to Redis at " + from.Describe() + ": " + conn.error();
+    *error = "Could not connect to server at " + from.Describe() + ": " + conn.error();
     return false;
   }
   tools::Reply reply;
@@ -141,7 +141,7 @@ bool ClusterMap::Fetch(const Endpoint& from, const Options& options, std::string
     return false;
   }
   if (reply.type == tools::Reply::Type::kError) {
-    *error = reply.str;
+    *error = "Cluster node " + from.Describe() + " replied with error:\n" + reply.str;
     return false;
   }
   std::vector<ClusterNode> primaries;

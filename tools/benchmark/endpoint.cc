@@ -149,7 +149,7 @@ int OpenBenchmarkConnection(const Endpoint& endpoint, const Handshake& handshake
   int fd = endpoint.socket_path.empty() ? ConnectTcp(endpoint.host, endpoint.port, &why)
                                         : ConnectUnix(endpoint.socket_path, &why);
   if (fd < 0) {
-    *error = "Could not connect to Redis at " + endpoint.Describe() + ": " + why;
+    *error = "Could not connect to server at " + endpoint.Describe() + ": " + why;
     return -1;
   }
   if (handshake.replies > 0) {
@@ -175,9 +175,10 @@ bool FetchServerConfig(const Endpoint& endpoint, const Options& o, ServerConfig*
   bool connected = endpoint.socket_path.empty() ? conn.ConnectTcp(endpoint.host, endpoint.port)
                                                 : conn.ConnectUnix(endpoint.socket_path);
   if (!connected) {
-    fprintf(stderr, "Could not connect to Redis at %s: %s\n", endpoint.Describe().c_str(),
+    // As valkey-benchmark: a server that cannot be reached ends the run here.
+    fprintf(stderr, "Could not connect to server at %s: %s\n", endpoint.Describe().c_str(),
             conn.error().c_str());
-    return false;
+    exit(1);
   }
   auto call = [&](const std::vector<std::string>& args, tools::Reply* reply) {
     if (!conn.Command(args, reply)) return false;

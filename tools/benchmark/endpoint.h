@@ -30,7 +30,7 @@ Handshake MakeHandshake(const Options& o);
 
 // Connects (blocking), runs the handshake, then makes the socket non-blocking with
 // TCP_NODELAY. Returns the fd, or -1 with *error holding the line to print
-// ("Could not connect to Redis at 127.0.0.1:1: Connection refused",
+// ("Could not connect to server at 127.0.0.1:1: Connection refused",
 // "Error from server: WRONGPASS ...").
 int OpenBenchmarkConnection(const Endpoint& endpoint, const Handshake& handshake,
                             std::string* error);
@@ -40,10 +40,10 @@ struct ServerConfig {
   std::string appendonly;
 };
 
-// Reads CONFIG GET save / appendonly as redis-benchmark does before the tests. False (after
-// printing "Could not connect ..." on stderr) when the server cannot be reached; an error
-// reply (a wrong password, NOAUTH) is printed as "Node host:port replied with error:" and
-// ends the process with status 1.
+// Reads CONFIG GET save / appendonly as valkey-benchmark does before the tests. A server that
+// cannot be reached ("Could not connect to server at ...") or an error reply (a wrong password,
+// NOAUTH: "Node host:port replied with error:") ends the process with status 1; false when a
+// reply is lost.
 bool FetchServerConfig(const Endpoint& endpoint, const Options& o, ServerConfig* out);
 
 }  // namespace vireo::benchmark

@@ -88,10 +88,15 @@ void PrintUsage() {
       " -h <hostname>      Server hostname (default 127.0.0.1)\n"
       " -p <port>          Server port (default 6379)\n"
       " -s <socket>        Server socket (overrides host and port)\n"
-      " -a <password>      Password for Vireo Auth\n"
+      " -a <password>      Password for Valkey Auth\n"
       " --user <username>  Used to send ACL style 'AUTH username pass'. Needs -a.\n"
-      " -u <uri>           Server URI.\n"
-      " -c <clients>       Number of parallel connections (default 50)\n"
+      " -u <uri>           Server URI on format valkey://user:password@host:port/dbnum\n"
+      "                    User, password and dbnum are optional. For authentication\n"
+      "                    without a username, use username 'default'. For TLS, use\n"
+      "                    the scheme 'valkeys'.\n"
+      " -c <clients>       Number of parallel connections (default 50).\n"
+      "                    Note: If --cluster is used then number of clients has to be\n"
+      "                    the same or higher than the number of nodes.\n"
       " -n <requests>      Total number of requests (default 100000)\n"
       " -d <size>          Data size of SET/GET value in bytes (default 3)\n"
       " --dbnum <db>       SELECT the specified db number (default 0)\n"
@@ -124,9 +129,6 @@ void PrintUsage() {
       "                    on the command line.\n"
       " -I                 Idle mode. Just open N idle connections and wait.\n"
       " -x                 Read last argument from STDIN.\n"
-      " -e                 If server replies with errors, show them on stdout and go on.\n"
-      "                    (No more than 1 error per second is displayed.) Without it\n"
-      "                    the first error ends the benchmark.\n"
       " --seed <num>       Set the seed for random number generator. Default seed is based on "
       "time.\n"
       " --help             Output this help and exit.\n"
@@ -221,7 +223,10 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
     } else if (arg == "-I") {
       o->idle = true;
     } else if (arg == "-e") {
-      o->show_errors = true;
+      // valkey-benchmark (and redis-benchmark 7.0) only warn: an error always ends the run.
+      fprintf(stderr,
+              "WARNING: -e option has no effect. We now immediately exit on error to avoid false "
+              "results.\n");
     } else if (arg == "-t" && !last) {
       o->tests = "," + ToLower(value()) + ",";
     } else if (arg == "--dbnum" && !last) {
@@ -233,7 +238,10 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
       if (o->precision > kMaxPrecision) o->precision = kMaxPrecision;
     } else if (arg == "--threads" && !last) {
       o->threads = atoi(value());
-      if (o->threads > kMaxThreads) o->threads = kMaxThreads;
+      if (o->threads > kMaxThreads) {
+        fprintf(stderr, "WARNING: Too many threads, limiting threads to %d.\n", kMaxThreads);
+        o->threads = kMaxThreads;
+      }
       if (o->threads < 0) o->threads = 0;
     } else if (arg == "--cluster") {
       o->cluster = true;

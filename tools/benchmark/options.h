@@ -34,7 +34,6 @@ struct Options {
   std::string tests;  // -t, lower-cased and wrapped in commas (",set,get,"); empty = all
   bool idle = false;
   bool stdin_arg = false;
-  bool show_errors = false;
   bool has_seed = false;
   uint64_t seed = 0;
   std::vector<std::string> command;  // a custom command after the options

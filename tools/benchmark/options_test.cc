@@ -81,7 +81,6 @@ TEST(BenchmarkOptions, AllFlags) {
   EXPECT_TRUE(o.random_keys);
   EXPECT_EQ(o.keyspace, 1000);
   EXPECT_EQ(o.pipeline, 16);
-  EXPECT_TRUE(o.show_errors);
   EXPECT_TRUE(o.quiet);
   EXPECT_EQ(o.precision, 2);
   EXPECT_TRUE(o.csv);

@@ -22,7 +22,7 @@ void PrintHeader(const ReportContext& ctx, const TestResult& r) {
   printf("  %d bytes payload\n", o.data_size);
   printf("  keep alive: %d\n", o.keepalive);
   if (o.cluster) {
-    printf("  cluster mode: yes (%zu masters)\n", ctx.node_configs.size());
+    printf("  cluster mode: yes (%zu primaries)\n", ctx.node_configs.size());
     for (size_t i = 0; i < ctx.node_configs.size(); ++i) {
       const auto& config = ctx.node_configs[i];
       if (!config) continue;

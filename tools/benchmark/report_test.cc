@@ -87,7 +87,7 @@ TEST(BenchmarkReport, ClusterAndThreadsHeader) {
   ctx.node_configs = {ServerConfig{"", "no"}, std::nullopt, ServerConfig{"3600 1", "yes"}};
   std::string out = Print(o, TestResult{"SET", 1, 1000, &h}, &ctx);
   EXPECT_NE(out.find("  keep alive: 1\n"
-                     "  cluster mode: yes (3 masters)\n"
+                     "  cluster mode: yes (3 primaries)\n"
                      "  node [0] configuration:\n"
                      "    save: NONE\n"
                      "    appendonly: no\n"

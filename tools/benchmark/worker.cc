@@ -84,13 +84,6 @@ bool RunState::WaitDone(int timeout_ms) {
   return done();
 }
 
-bool RunState::MayShowError() {
-  int64_t now_s = MonotonicMicros() / 1'000'000;
-  int64_t last = last_error_shown_s_.load(std::memory_order_relaxed);
-  return last != now_s &&
-         last_error_shown_s_.compare_exchange_strong(last, now_s, std::memory_order_relaxed);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Worker
 
@@ -309,10 +302,6 @@ void Worker::OnErrorReply(Client& c, const std::string& text) {
     }
   }
   std::string where = cluster ? " " + c.endpoint.Describe() : "";
-  if (options_.show_errors) {
-    if (run_->MayShowError()) printf("Error from server%s: %s\n", where.c_str(), text.c_str());
-    return;
-  }
   Die("Error from server" + where + ": " + text);
 }
 

@@ -51,8 +51,6 @@ class RunState {
   int64_t end_us() const { return end_us_; }
 
   void AddWorker(Worker* worker) { workers_.push_back(worker); }
-  // Whether an error may be printed now (at most one per second, for -e).
-  bool MayShowError();
 
  private:
   void MarkDone();
@@ -69,7 +67,6 @@ class RunState {
   int64_t end_us_ = 0;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::atomic<int64_t> last_error_shown_s_{0};
 };
 
 class Worker {

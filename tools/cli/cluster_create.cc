@@ -98,7 +98,7 @@ bool CreateCluster(ClusterManager* cm, const std::vector<std::string>& args) {
   if (masters_count < 3) {
     cm->Log(LogLevel::kError,
             "*** ERROR: Invalid configuration for cluster creation.\n"
-            "*** Redis Cluster requires at least 3 master nodes.\n"
+            "*** Valkey Cluster requires at least 3 primary nodes.\n"
             "*** This is not possible with %d nodes and %d replicas per node.",
             node_count, replicas);
     cm->Log(LogLevel::kError, "\n*** At least %d nodes are required.\n", 3 * (replicas + 1));
@@ -134,7 +134,7 @@ bool CreateCluster(ClusterManager* cm, const std::vector<std::string>& args) {
     long last = lround(cursor + slots_per_node - 1);
     if (last > kClusterSlots || i == masters_count - 1) last = kClusterSlots - 1;
     if (last < first) last = first;
-    printf("Master[%d] -> Slots %ld - %ld\n", i, first, last);
+    printf("Primary[%d] -> Slots %ld - %ld\n", i, first, last);
     master->slots_count = 0;
     for (long j = first; j <= last; ++j) {
       master->slots[j] = 1;

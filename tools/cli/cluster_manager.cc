@@ -536,6 +536,16 @@ bool Unsupported(ClusterManager* cm, const Args&) {
   return false;
 }
 
+// import host:port --cluster-from <arg> ...: the required option is checked first, as in
+// valkey-cli, then the command is refused.
+bool Import(ClusterManager* cm, const Args& args) {
+  if (cm->options().cluster.from.empty()) {
+    fprintf(stderr, "[ERR] Option '--cluster-from' is required for subcommand 'import'.\n");
+    return false;
+  }
+  return Unsupported(cm, args);
+}
+
 bool Help(ClusterManager*, const Args&);
 
 struct CommandDef {
@@ -547,25 +557,25 @@ struct CommandDef {
 };
 
 const CommandDef kCommands[] = {
-    {"create", CreateCluster, -2, "host1:port1 ... hostN:portN", "replicas <arg>"},
+    {"create", CreateCluster, -1, "host1:port1 ... hostN:portN", "replicas <arg>"},
     {"check", Check, -1, "<host:port> or <host> <port> - separated by either colon or space",
      "search-multiple-owners"},
     {"info", Info, -1, "<host:port> or <host> <port> - separated by either colon or space",
      nullptr},
     {"fix", Fix, -1, "<host:port> or <host> <port> - separated by either colon or space",
-     "search-multiple-owners,fix-with-unreachable-masters"},
+     "search-multiple-owners,fix-with-unreachable-primaries"},
     {"reshard", Reshard, -1, "<host:port> or <host> <port> - separated by either colon or space",
      "from <arg>,to <arg>,slots <arg>,yes,timeout <arg>,pipeline <arg>,replace"},
     {"rebalance", Rebalance, -1,
      "<host:port> or <host> <port> - separated by either colon or space",
-     "weight <node1=w1...nodeN=wN>,use-empty-masters,timeout <arg>,simulate,pipeline <arg>,"
+     "weight <node1=w1...nodeN=wN>,use-empty-primaries,timeout <arg>,simulate,pipeline <arg>,"
      "threshold <arg>,replace"},
     {"add-node", AddNode, 2, "new_host:new_port existing_host:existing_port",
-     "slave,master-id <arg>"},
+     "replica,primaries-id <arg>"},
     {"del-node", DelNode, 2, "host:port node_id", nullptr},
-    {"call", Call, -2, "host:port command arg arg .. arg", "only-masters,only-replicas"},
+    {"call", Call, -2, "host:port command arg arg .. arg", "only-primaries,only-replicas"},
     {"set-timeout", SetTimeout, 2, "host:port milliseconds", nullptr},
-    {"import", Unsupported, 1, "host:port",
+    {"import", Import, 1, "host:port",
      "from <arg>,from-user <arg>,from-pass <arg>,from-askpass,copy,replace"},
     {"backup", Unsupported, 2, "host:port backup_directory", nullptr},
     {"help", Help, 0, nullptr, nullptr},

@@ -182,7 +182,7 @@ void ClusterManager::OnError(const std::string& err) {
 bool ClusterManager::Connect(ClusterNode* node) {
   node->conn = std::make_unique<tools::Connection>();
   if (!node->conn->ConnectTcp(node->ip, node->port)) {
-    fprintf(stderr, "Could not connect to Redis at %s:%d: %s\n", node->ip.c_str(), node->port,
+    fprintf(stderr, "Could not connect to Valkey at %s:%d: %s\n", node->ip.c_str(), node->port,
             node->conn->error().c_str());
     node->conn.reset();
     return false;
@@ -465,12 +465,12 @@ void ClusterManager::ShowClusterInfo() {
       PrintReplyError(*node, IsError(reply) ? reply->str : "");
       return;
     }
-    printf("%s:%d (%.8s...) -> %lld keys | %d slots | %d slaves.\n", node->ip.c_str(), node->port,
+    printf("%s:%d (%.8s...) -> %lld keys | %d slots | %d replicas.\n", node->ip.c_str(), node->port,
            node->name.c_str(), static_cast<long long>(reply->integer), node->slots_count, replicas);
     ++masters;
     keys += reply->integer;
   }
-  Log(LogLevel::kSuccess, "[OK] %lld keys in %d masters.\n", keys, masters);
+  Log(LogLevel::kSuccess, "[OK] %lld keys in %d primaries.\n", keys, masters);
   printf("%.2f keys per slot on average.\n", static_cast<double>(keys / 16384.0f));
 }
 

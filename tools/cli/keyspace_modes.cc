@@ -81,14 +81,22 @@ struct TypeInfo {
   std::string biggest_key;  // quoted; empty when none seen
 };
 
-// The summary lists types in the order redis-cli's dict happens to iterate them: that depends
-// on how far its table had rehashed, i.e. on how many TYPE replies it looked up (0, 1, 2+).
-std::vector<size_t> SummaryOrder(const std::vector<TypeInfo>& types, unsigned long long lookups) {
+// The summary lists types in the order valkey-cli 8.0's dict happens to iterate them: that
+// depends on how far its table had rehashed, i.e. on how many TYPE replies it looked up (0, 1,
+// 2+) and, for one, on which type (a lookup rehashes its own bucket first).
+std::vector<size_t> SummaryOrder(const std::vector<TypeInfo>& types, unsigned long long lookups,
+                                 int first_type) {
   // Indexes into the built-in list: string, list, set, hash, zset, stream.
-  static const size_t kNone[] = {3, 1, 0, 5, 2, 4};
-  static const size_t kOne[] = {0, 1, 3, 5, 2, 4};
-  static const size_t kMany[] = {1, 3, 0, 5, 2, 4};
-  const size_t* order = lookups == 0 ? kNone : lookups == 1 ? kOne : kMany;
+  static const size_t kNone[] = {2, 3, 1, 5, 0, 4};
+  static const size_t kOneListOrHash[] = {2, 1, 3, 5, 0, 4};
+  static const size_t kOneOther[] = {3, 1, 5, 0, 2, 4};
+  static const size_t kMany[] = {1, 3, 5, 0, 2, 4};
+  const size_t* order = kMany;
+  if (lookups == 0) {
+    order = kNone;
+  } else if (lookups == 1) {
+    order = first_type == 1 || first_type == 3 ? kOneListOrHash : kOneOther;
+  }
   std::vector<size_t> out(order, order + 6);
   for (size_t i = 6; i < types.size(); ++i) out.push_back(i);
   return out;
@@ -136,6 +144,7 @@ int RunBigKeysMode(Session* session, bool memkeys) {
       {"hash", "HLEN", "fields"},    {"zset", "ZCARD", "members"}, {"stream", "XLEN", "entries"},
   };
   unsigned long long sampled = 0, total_length = 0, loops = 0, lookups = 0, cursor = 0;
+  int first_type = -1;  // the type of the first TYPE reply (see SummaryOrder)
   const long long total_keys = DbSize(session);
   double pct = 0;
 
@@ -172,6 +181,7 @@ int RunBigKeysMode(Session* session, bool memkeys) {
       for (size_t t = 0; t < types.size(); ++t) {
         if (types[t].name == type.str) type_of[i] = static_cast<int>(t);
       }
+      if (lookups == 1) first_type = type_of[i];
       // A type we do not know (a module's) gets its own line; "none" means the key is gone.
       if (type_of[i] < 0 && type.str != "none") {
         types.push_back({type.str, nullptr, nullptr});
@@ -236,7 +246,7 @@ int RunBigKeysMode(Session* session, bool memkeys) {
   printf("Sampled %llu keys in the keyspace!\n", sampled);
   printf("Total key length in bytes is %llu (avg len %.2f)\n\n", total_length,
          total_length ? static_cast<double>(total_length) / sampled : 0);
-  const std::vector<size_t> order = SummaryOrder(types, lookups);
+  const std::vector<size_t> order = SummaryOrder(types, lookups, first_type);
   for (size_t i : order) {
     const TypeInfo& t = types[i];
     if (t.biggest_key.empty()) continue;

@@ -68,6 +68,11 @@ void PrintLatency(OutputMode mode, long long min, long long max, double avg, lon
     case OutputMode::kRaw:
       printf("%lld %lld %.2f %lld\n", min, max, avg, count);
       break;
+    case OutputMode::kJson:
+    case OutputMode::kQuotedJson:
+      printf("{\"min\": %lld, \"max\": %lld, \"avg\": %.2f, \"count\": %lld}\n", min, max, avg,
+             count);
+      break;
   }
 }
 

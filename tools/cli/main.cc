@@ -103,7 +103,9 @@ int Main(int argc, char** argv) {
   if (options.hotkeys) return connected() ? RunHotKeysMode(&session) : 1;
   if (options.stat) return connected() ? RunStatMode(&session) : 1;
   if (options.scan) return connected() ? RunScanMode(&session) : 1;
-  if (options.intrinsic_latency_s > 0) return RunIntrinsicLatencyMode(options.intrinsic_latency_s);
+  if (options.intrinsic_latency_s.has_value()) {
+    return RunIntrinsicLatencyMode(*options.intrinsic_latency_s);
+  }
 
   if (options.command.empty() && !options.eval_file.has_value()) {
     // A lost connection shows up as a write error and a reconnect, not as SIGPIPE.

@@ -16,6 +16,8 @@ constexpr const char* kUsage =
     "Usage: vireo-cli [OPTIONS] [cmd [arg [arg ...]]]\n"
     "  -h <hostname>      Server hostname (default: 127.0.0.1).\n"
     "  -p <port>          Server port (default: 6379).\n"
+    "  -t <timeout>       Server connection timeout in seconds (decimals allowed).\n"
+    "                     Default timeout is 0, meaning no limit, depending on the OS.\n"
     "  -s <socket>        Server socket (overrides hostname and port).\n"
     "  -a <password>      Password to use when connecting to the server.\n"
     "                     You can also use the VIREOCLI_AUTH (or REDISCLI_AUTH) environment\n"
@@ -26,7 +28,10 @@ constexpr const char* kUsage =
     "  --askpass          Force user to input password with mask from STDIN.\n"
     "                     If this argument is used, '-a' and VIREOCLI_AUTH\n"
     "                     environment variable will be ignored.\n"
-    "  -u <uri>           Server URI (redis://[user:password@]host[:port][/db]).\n"
+    "  -u <uri>           Server URI on format valkey://user:password@host:port/dbnum\n"
+    "                     User, password and dbnum are optional. For authentication\n"
+    "                     without a username, use username 'default'. For TLS, use\n"
+    "                     the scheme 'valkeys'.\n"
     "  -r <repeat>        Execute specified command N times.\n"
     "  -i <interval>      When -r is used, waits <interval> seconds per command.\n"
     "                     It is possible to specify sub-second times like -i 0.1.\n"
@@ -50,11 +55,16 @@ constexpr const char* kUsage =
     "  -D <delimiter>     Delimiter between responses for raw formatting (default: \\n).\n"
     "  -c                 Enable cluster mode (follow -ASK and -MOVED redirections).\n"
     "  -e                 Return exit error code when command execution fails.\n"
+    "  -4                 Prefer IPv4 over IPv6 on DNS lookup.\n"
+    "  -6                 Prefer IPv6 over IPv4 on DNS lookup.\n"
     "  --raw              Use raw formatting for replies (default when STDOUT is\n"
     "                     not a tty).\n"
     "  --no-raw           Force formatted output even when STDOUT is not a tty.\n"
     "  --quoted-input     Force input to be handled as quoted strings.\n"
     "  --csv              Output in CSV format.\n"
+    "  --json             Output in JSON format (default RESP3, use -2 if you want to use with "
+    "RESP2).\n"
+    "  --quoted-json      Same as --json, but produce ASCII-safe quoted strings, not Unicode.\n"
     "  --show-pushes <yn> Whether to print RESP3 PUSH messages.  Enabled by default when\n"
     "                     STDOUT is a tty but can be overridden with --show-pushes no.\n"
     "  --stat             Print rolling stats about server: mem, clients, ...\n"
@@ -80,10 +90,10 @@ constexpr const char* kUsage =
     "  --scan             List all keys using the SCAN command.\n"
     "  --pattern <pat>    Keys pattern when using the --scan, --bigkeys or --hotkeys\n"
     "                     options (default: *).\n"
+    "  --count <count>    Count option when using the --scan, --bigkeys or --hotkeys (default: "
+    "10).\n"
     "  --quoted-pattern <pat> Same as --pattern, but the specified string can be\n"
     "                         quoted, in order to pass an otherwise non binary-safe string.\n"
-    "  --count <count>    Count option when using the --scan, --bigkeys, --memkeys or\n"
-    "                     --hotkeys (default: 10).\n"
     "  --intrinsic-latency <sec> Run a test to measure intrinsic system latency.\n"
     "                     The test will run for the specified amount of seconds.\n"
     "  --eval <file>      Send an EVAL command using the Lua script at <file>.\n"
@@ -99,6 +109,7 @@ constexpr const char* kUsage =
     "  Use --cluster help to list all available cluster manager commands.\n"
     "\n"
     "Examples:\n"
+    "  vireo-cli -u valkey://default:PASSWORD@localhost:6379/0\n"
     "  cat /etc/passwd | vireo-cli -x set mypasswd\n"
     "  vireo-cli -D \"\" --raw dump key > key.dump && vireo-cli -X dump_tag restore key2 0 "
     "dump_tag replace < key.dump\n"
@@ -107,6 +118,7 @@ constexpr const char* kUsage =
     "  vireo-cli --quoted-input set '\"null-\\x00-separated\"' value\n"
     "  vireo-cli --eval myscript.lua key1 key2 , arg1 arg2 arg3\n"
     "  vireo-cli --scan --pattern '*:12345*'\n"
+    "  vireo-cli --scan --pattern '*:12345*' --count 100\n"
     "\n"
     "  (Note: when using --eval the comma separates KEYS[] from ARGV[] items)\n"
     "\n"
@@ -216,7 +228,9 @@ bool ParseClusterFlag(int argc, char** argv, int* i, ClusterOptions* c) {
     bool ClusterOptions::*field;
   };
   static const Flag kFlags[] = {
+      // valkey-cli's "primaries" names and redis-cli's "masters" ones.
       {"--cluster-only-masters", &ClusterOptions::only_masters},
+      {"--cluster-only-primaries", &ClusterOptions::only_masters},
       {"--cluster-only-replicas", &ClusterOptions::only_replicas},
       {"--cluster-from-askpass", &ClusterOptions::from_askpass},
       {"--cluster-yes", &ClusterOptions::yes},
@@ -226,8 +240,10 @@ bool ParseClusterFlag(int argc, char** argv, int* i, ClusterOptions* c) {
       {"--cluster-slave", &ClusterOptions::replica},
       {"--cluster-replica", &ClusterOptions::replica},
       {"--cluster-use-empty-masters", &ClusterOptions::empty_masters},
+      {"--cluster-use-empty-primaries", &ClusterOptions::empty_masters},
       {"--cluster-search-multiple-owners", &ClusterOptions::search_multiple_owners},
       {"--cluster-fix-with-unreachable-masters", &ClusterOptions::fix_with_unreachable},
+      {"--cluster-fix-with-unreachable-primaries", &ClusterOptions::fix_with_unreachable},
   };
   for (const Flag& flag : kFlags) {
     if (strcmp(arg, flag.name) == 0) {
@@ -238,7 +254,8 @@ bool ParseClusterFlag(int argc, char** argv, int* i, ClusterOptions* c) {
   if (!has_value) return false;
   if (strcmp(arg, "--cluster-replicas") == 0) {
     c->replicas = atoi(value());
-  } else if (strcmp(arg, "--cluster-master-id") == 0) {
+  } else if (strcmp(arg, "--cluster-master-id") == 0 || strcmp(arg, "--cluster-primary-id") == 0 ||
+             strcmp(arg, "--cluster-primaries-id") == 0) {
     c->master_id = value();
   } else if (strcmp(arg, "--cluster-from") == 0) {
     c->from = value();
@@ -301,6 +318,12 @@ int ParseOptions(int argc, char** argv, bool stdout_is_tty, Options* o) {
       o->stdin_last_arg = true;
     } else if (is("-X") && !last) {
       o->stdin_tag = value();
+    } else if (is("-t") && !last) {
+      o->connect_timeout_ms = static_cast<int>(atof(value()) * 1000);
+    } else if (is("-4")) {
+      o->prefer_ipv6 = false;
+    } else if (is("-6")) {
+      o->prefer_ipv6 = true;
     } else if (is("-p") && !last) {
       o->port = atoi(value());
     } else if (is("-s") && !last) {
@@ -345,6 +368,12 @@ int ParseOptions(int argc, char** argv, bool stdout_is_tty, Options* o) {
       o->quoted_input = true;
     } else if (is("--csv")) {
       o->output = OutputMode::kCsv;
+    } else if (is("--json")) {
+      o->output = OutputMode::kJson;
+      o->json_flag = true;
+    } else if (is("--quoted-json")) {
+      o->output = OutputMode::kQuotedJson;
+      o->json_flag = true;
     } else if (is("--latency")) {
       o->latency = true;
     } else if (is("--latency-history")) {
@@ -367,7 +396,6 @@ int ParseOptions(int argc, char** argv, bool stdout_is_tty, Options* o) {
       o->scan_count = atoi(value());
     } else if (is("--intrinsic-latency") && !last) {
       o->intrinsic_latency_s = atoi(value());
-      if (o->intrinsic_latency_s <= 0) o->intrinsic_latency_s = 0;
     } else if (is("--pipe")) {
       o->pipe = true;
     } else if (is("--pipe-timeout") && !last) {
@@ -442,7 +470,9 @@ int ParseOptions(int argc, char** argv, bool stdout_is_tty, Options* o) {
     fprintf(stderr, "Options -2 and -3 are mutually exclusive.\n");
     return 1;
   }
-  o->resp = o->resp3_flag ? 3 : 2;
+  // JSON shows maps as objects, so --json asks for RESP3 unless -2 says otherwise, even when a
+  // later --raw or --no-raw picks another output form (as in valkey-cli).
+  o->resp = o->resp3_flag || (o->json_flag && !o->resp2_flag) ? 3 : 2;
   if (!o->no_auth_warning && o->password.has_value()) {
     fputs(
         "Warning: Using a password with '-a' or '-u' option on the command line interface may "

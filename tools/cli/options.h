@@ -1,5 +1,5 @@
-// vireo-cli's command line: the flags of redis-cli 7.0 with the same meaning, messages and exit
-// codes.
+// vireo-cli's command line: the flags of valkey-cli 8.0 (and redis-cli 7.0) with the same
+// meaning, messages and exit codes.
 #pragma once
 
 #include <cstdint>
@@ -35,12 +35,15 @@ struct Options {
   std::string host = "127.0.0.1";
   int port = 6379;
   std::string socket_path;  // -s; overrides host and port
+  int connect_timeout_ms = 0;  // -t; 0 = the OS's
+  bool prefer_ipv6 = false;    // -6 (-4, the default, sets it back)
   std::optional<std::string> password;
   std::optional<std::string> user;
   bool askpass = false;
   int dbnum = 0;
   int resp = 2;  // 3 with -3
   bool resp2_flag = false, resp3_flag = false;
+  bool json_flag = false;  // --json / --quoted-json seen (they ask for RESP3 even if overridden)
   tools::TlsClientOptions tls;  // --tls, --cacert, --cert, --key, --sni, --insecure
 
   // How commands run and print.
@@ -66,7 +69,8 @@ struct Options {
   int memkeys_samples = 0;
   std::optional<std::string> pattern;
   int scan_count = 10;          // --count (a valkey-cli flag; redis-cli 7.0 always asks for 10)
-  int intrinsic_latency_s = 0;  // --intrinsic-latency; 0 = off
+  // --intrinsic-latency; any number runs the test (0 or less: one round, as valkey-cli).
+  std::optional<int> intrinsic_latency_s;
   std::optional<std::string> eval_file;
   ClusterOptions cluster;
 

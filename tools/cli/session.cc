@@ -50,7 +50,7 @@ void Session::SetAddress(const std::string& host, int port) {
 std::string Session::Prompt() const {
   std::string p;
   if (!options_->socket_path.empty()) {
-    p = "redis " + options_->socket_path;
+    p = "valkey " + options_->socket_path;  // valkey-cli's unix socket prompt
   } else {
     p = tools::Connection::FormatAddress(options_->host, options_->port);
   }
@@ -73,7 +73,9 @@ bool Session::Connect(bool force, bool quiet) {
   Options& o = *options_;
   // A redirection always names a TCP address, even when we started on a unix socket.
   const bool tcp = o.socket_path.empty() || (o.cluster_mode && reissue_);
-  bool ok = tcp ? conn_.ConnectTcp(o.host, o.port) : conn_.ConnectUnix(o.socket_path);
+  conn_.set_prefer_ipv6(o.prefer_ipv6);
+  bool ok = tcp ? conn_.ConnectTcp(o.host, o.port, o.connect_timeout_ms)
+                : conn_.ConnectUnix(o.socket_path, o.connect_timeout_ms);
   if (ok && tcp && o.tls.enabled && !conn_.StartTls(o.tls)) {
     ok = false;
     // redis-cli's two messages: a bad file before any connection, a failed handshake after.
@@ -85,10 +87,10 @@ bool Session::Connect(bool force, bool quiet) {
   if (!ok) {
     if (!quiet) {
       if (tcp) {
-        fprintf(stderr, "Could not connect to Redis at %s:%d: %s\n", o.host.c_str(), o.port,
+        fprintf(stderr, "Could not connect to Valkey at %s:%d: %s\n", o.host.c_str(), o.port,
                 conn_.error().c_str());
       } else {
-        fprintf(stderr, "Could not connect to Redis at %s: %s\n", o.socket_path.c_str(),
+        fprintf(stderr, "Could not connect to Valkey at %s: %s\n", o.socket_path.c_str(),
                 conn_.error().c_str());
       }
     }

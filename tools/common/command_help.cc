@@ -98,7 +98,7 @@ std::string GenericHelp(std::string_view tool, std::string_view version) {
   char buf[1024];
   snprintf(buf, sizeof(buf),
            "%.*s %.*s\n"
-           "To get help about commands type:\n"
+           "To get help about Valkey commands type:\n"
            "      \"help @<group>\" to get a list of commands in <group>\n"
            "      \"help <command>\" for help on <command>\n"
            "      \"help <tab>\" to get a list of possible help topics\n"

@@ -117,12 +117,12 @@ bool Connection::ConnectTcp(const std::string& host, int port, int timeout_ms) {
   char service[6];
   snprintf(service, sizeof(service), "%d", port);
   addrinfo hints{};
-  hints.ai_family = AF_INET;
+  hints.ai_family = prefer_ipv6_ ? AF_INET6 : AF_INET;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* list = nullptr;
   int rc = getaddrinfo(host.c_str(), service, &hints, &list);
   if (rc != 0) {
-    hints.ai_family = AF_INET6;
+    hints.ai_family = prefer_ipv6_ ? AF_INET : AF_INET6;
     rc = getaddrinfo(host.c_str(), service, &hints, &list);
     if (rc != 0) return SetError(ErrorKind::kOther, gai_strerror(rc));
   }

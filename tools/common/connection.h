@@ -46,6 +46,8 @@ class Connection {
   // until the kernel gives up. Closes any previous connection. On failure returns false and
   // error() says why ("Connection refused", "Name or service not known", ...).
   bool ConnectTcp(const std::string& host, int port, int timeout_ms = 0);
+  // -6: look the host up as IPv6 first (then IPv4).
+  void set_prefer_ipv6(bool on) { prefer_ipv6_ = on; }
   bool ConnectUnix(const std::string& path, int timeout_ms = 0);
   // After a connect: the TLS handshake (blocking). False with error() set ("Could not
   // negotiate a TLS connection: ..." is the caller's prefix).
@@ -92,6 +94,7 @@ class Connection {
   // Through TLS when ssl_ is set; plain recv otherwise.
   ssize_t RawRecv(char* p, size_t n);
 
+  bool prefer_ipv6_ = false;
   int fd_ = -1;
   SSL* ssl_ = nullptr;
   std::string out_;

@@ -191,7 +191,119 @@ void AppendCsv(std::string* out, const Reply& r) {
   }
 }
 
+// --json strings: JSON escapes for quotes, backslashes and control bytes; other bytes (UTF-8
+// included) pass through as they are.
+void AppendJsonString(std::string* out, std::string_view s) {
+  out->push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\b':
+        out->append("\\b");
+        break;
+      case '\f':
+        out->append("\\f");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      default:
+        if (c < 0x20) {
+          char hex[8];
+          snprintf(hex, sizeof(hex), "\\u%04x", c);
+          out->append(hex);
+        } else {
+          out->push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+// --quoted-json strings: the terminal form's quoted text with every backslash doubled (its own
+// quotes stay the JSON quotes), which is what valkey-cli prints.
+void AppendQuotedJsonString(std::string* out, std::string_view s) {
+  for (char c : Repr(s)) {
+    if (c == '\\') out->push_back('\\');
+    out->push_back(c);
+  }
+}
+
+void AppendJson(std::string* out, const Reply& r, bool quoted) {
+  auto string = [&](std::string_view s) {
+    quoted ? AppendQuotedJsonString(out, s) : AppendJsonString(out, s);
+  };
+  switch (r.type) {
+    case Reply::Type::kError:
+      out->append("error:");
+      string(r.str);
+      return;
+    case Reply::Type::kStatus:
+    case Reply::Type::kString:
+    case Reply::Type::kVerbatim:
+      string(r.str);
+      return;
+    case Reply::Type::kInteger:
+      out->append(std::to_string(r.integer));
+      return;
+    case Reply::Type::kDouble:
+    case Reply::Type::kBigNumber:
+      out->append(CString(r.str));
+      return;
+    case Reply::Type::kNil:
+      out->append("null");
+      return;
+    case Reply::Type::kBool:
+      out->append(r.integer ? "true" : "false");
+      return;
+    case Reply::Type::kArray:
+    case Reply::Type::kSet:
+    case Reply::Type::kPush:
+      out->push_back('[');
+      for (size_t i = 0; i < r.elements.size(); ++i) {
+        if (i > 0) out->push_back(',');
+        AppendJson(out, r.elements[i], quoted);
+      }
+      out->push_back(']');
+      return;
+    case Reply::Type::kMap:
+      out->push_back('{');
+      for (size_t i = 0; i + 1 < r.elements.size(); i += 2) {
+        if (i > 0) out->push_back(',');
+        const Reply& key = r.elements[i];
+        const bool text_key = key.type == Reply::Type::kString ||
+                              key.type == Reply::Type::kStatus ||
+                              key.type == Reply::Type::kVerbatim;
+        // Object keys must be strings: other keys print in quotes.
+        if (!text_key) out->push_back('"');
+        AppendJson(out, key, quoted);
+        if (!text_key) out->push_back('"');
+        out->push_back(':');
+        AppendJson(out, r.elements[i + 1], quoted);
+      }
+      out->push_back('}');
+      return;
+  }
+}
+
 }  // namespace
+
+std::string FormatJson(const Reply& reply, bool quoted) {
+  std::string out;
+  AppendJson(&out, reply, quoted);
+  return out;
+}
 
 void AppendRepr(std::string* out, std::string_view s) {
   out->push_back('"');
@@ -268,6 +380,9 @@ std::string FormatReply(const Reply& reply, OutputMode mode, bool raw_strings,
     case OutputMode::kCsv:
       // -D applies to the raw form only.
       return FormatCsv(reply) + "\n";
+    case OutputMode::kJson:
+    case OutputMode::kQuotedJson:
+      return FormatJson(reply, mode == OutputMode::kQuotedJson) + "\n";
   }
   out.append(reply_delim);
   return out;

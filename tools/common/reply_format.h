@@ -1,6 +1,6 @@
 // Turning replies into text exactly as redis-cli prints them: the terminal form
 // ("(integer) 1", "1) \"a\"", nested indentation), the raw form (plain lines, used when stdout is
-// not a terminal) and CSV.
+// not a terminal), CSV and valkey-cli's JSON.
 #pragma once
 
 #include <string>
@@ -10,7 +10,8 @@
 
 namespace vireo::tools {
 
-enum class OutputMode { kStandard, kRaw, kCsv };
+// kQuotedJson is --quoted-json: strings in the terminal form's escapes, ASCII only.
+enum class OutputMode { kStandard, kRaw, kCsv, kJson, kQuotedJson };
 
 // Appends s in double quotes with C-like escapes for '\\', '"', \n \r \t \a \b and \xHH for
 // other non-printable bytes (redis-cli's sdscatrepr).
@@ -25,6 +26,9 @@ std::string FormatTty(const Reply& reply, const std::string& prefix = "");
 std::string FormatRaw(const Reply& reply, std::string_view element_delim = "\n");
 // One CSV line without the newline.
 std::string FormatCsv(const Reply& reply);
+// One JSON value without the newline, as valkey-cli --json / --quoted-json print it: maps become
+// objects (non-string keys quoted), errors `error:"text"`, doubles their text (inf stays inf).
+std::string FormatJson(const Reply& reply, bool quoted);
 
 // What redis-cli writes for a command's reply: raw_strings (INFO, CLIENT LIST...) prints the raw
 // form with no delimiter even on a terminal; otherwise the mode's form, the raw one followed by

@@ -116,5 +116,24 @@ TEST(ReplyFormat, FormatReplyModes) {
   EXPECT_EQ(FormatReply(info, OutputMode::kStandard, true), "# Server\r\n");
 }
 
+// Expected texts are valkey-cli 8.0.1's --json / --quoted-json output for the same replies.
+TEST(ReplyFormat, Json) {
+  auto json = [](const std::string& resp) { return FormatJson(FromResp(resp), false); };
+  auto quoted = [](const std::string& resp) { return FormatJson(FromResp(resp), true); };
+  EXPECT_EQ(json("$11\r\nhello\nworld\r\n"), "\"hello\\nworld\"");
+  EXPECT_EQ(quoted("$11\r\nhello\nworld\r\n"), "\"hello\\\\nworld\"");
+  // UTF-8 passes through --json; control bytes become \u00XX; --quoted-json keeps ASCII.
+  EXPECT_EQ(json("$7\r\n\xe2\x82\xac\x01\"\\/\r\n"), "\"\xe2\x82\xac\\u0001\\\"\\\\/\"");
+  EXPECT_EQ(quoted("$4\r\n\xe2\"\\\x0c\r\n"), R"("\\xe2\\"\\\\\\x0c")");
+  EXPECT_EQ(json("-ERR x\r\n"), "error:\"ERR x\"");
+  EXPECT_EQ(json("_\r\n"), "null");
+  EXPECT_EQ(json("#t\r\n"), "true");
+  EXPECT_EQ(json(",inf\r\n"), "inf");
+  EXPECT_EQ(json("*3\r\n:1\r\n*0\r\n*1\r\n+OK\r\n"), "[1,[],[\"OK\"]]");
+  EXPECT_EQ(json("%2\r\n:0\r\n#f\r\n$1\r\nk\r\n~1\r\n:2\r\n"), "{\"0\":false,\"k\":[2]}");
+  EXPECT_EQ(json("%0\r\n"), "{}");
+  EXPECT_EQ(FormatReply(FromResp(":5\r\n"), OutputMode::kQuotedJson, false), "5\n");
+}
+
 }  // namespace
 }  // namespace vireo::tools
