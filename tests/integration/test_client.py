@@ -430,3 +430,18 @@ def test_monitor_disconnect_is_clean(server):
     for i in range(20):
         c.set("k%d" % i, i)
     assert c.dbsize() == 20
+
+
+def test_query_buffer_shrinks_back_after_a_large_request(r):
+    """Issue 27: after a 10 MB request the client's query buffer and memory are back to their
+    idle size (Valkey 8 reads into a shared buffer and shows qbuf=0 qbuf-free=0 meanwhile)."""
+    def fields():
+        info = r.execute_command("CLIENT", "INFO")
+        info = info if isinstance(info, str) else info.decode()
+        return {k: int(v) for k, v in (f.split("=", 1) for f in info.split())
+                if k in ("qbuf", "qbuf-free", "tot-mem")}
+    before = fields()
+    r.set("big", "x" * 10_000_000)
+    after = fields()
+    assert after["qbuf"] + after["qbuf-free"] <= 64 * 1024, after
+    assert after["tot-mem"] < before["tot-mem"] + 64 * 1024, (before, after)

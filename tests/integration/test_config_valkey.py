@@ -427,3 +427,34 @@ def test_config_set_refuses_what_valkey_refuses_in_its_words(start_server, valke
             if got != want:
                 differ[(name, value)] = (want, got)
     assert not differ, f"valkey-server vs vireo-server: {differ}"
+
+
+def test_multi_parameter_config_set_is_all_or_nothing_as_valkey(start_server, valkey):
+    """Issue 27: a CONFIG SET of several parameters that fails on one changes none, with
+    Valkey's texts (duplicates, bad values, protected and immutable ones, unknown names)."""
+    cases = [
+        ("maxmemory", "10mb", "maxmemory-policy", "bogus"), ("maxmemory", "10mb", "hz", "abc"),
+        ("hz", "20", "hz", "30"), ("maxmemory", "10mb", "MAXMEMORY", "20mb"),
+        ("maxmemory-policy", "allkeys-lru", "appendonly", "maybe"),
+        ("save", "100 1", "dir", "/nonexistent/dir"), ("daemonize", "yes", "hz", "8"),
+        ("hz", "9", "nosuch", "1"), ("hz",),
+        ("hz", "9", "lua-time-limit", "100", "busy-reply-threshold", "200"),
+    ]
+    names = ["maxmemory", "maxmemory-policy", "hz", "save", "busy-reply-threshold"]
+
+    def outcome(client):
+        out = []
+        for case in cases:
+            client.config_set("maxmemory", "0")
+            client.config_set("hz", "10")
+            client.config_set("maxmemory-policy", "noeviction")
+            client.config_set("save", "")
+            client.config_set("busy-reply-threshold", "5000")
+            try:
+                out.append(client.execute_command("CONFIG", "SET", *case))
+            except redis.ResponseError as e:
+                out.append(str(e))
+            out.append(config_values(client, names))
+        return out
+
+    assert outcome(start_server().client()) == outcome(valkey.client())
