@@ -416,6 +416,9 @@ def same_reply(cmd, ref, dut):
     if REFERENCE_IS_REDIS and name == b"XREADGROUP" and ref == ("-", INVALID_STREAM_ID) and \
             dut[0] == "-" and dut[1].startswith(b"ERR The + ID is meaningless"):
         return True  # Valkey 8 explains XREADGROUP's "+" as it explains "$"
+    if REFERENCE_IS_REDIS and name == b"OBJECT" and dut == ("$", b"skiplist") and \
+            ref == ("$", b"quicklist|listpack"):
+        return True  # Valkey 8's ZADD/GEOADD convert up front (compared with it instead)
     if REFERENCE_IS_REDIS and name == b"SCAN" and dut[0] == "-" and \
             dut[1].startswith(b"ERR unknown type name '"):
         return True  # Valkey 8 refuses SCAN ... TYPE of a type no key has
@@ -450,7 +453,20 @@ def same_reply(cmd, ref, dut):
         # (member, score) pairs in member order.
         return len(ref[1]) == len(dut[1]) and all(
             m1 == m2 and same_double(s1, s2) for (m1, s1), (m2, s2) in zip(ref[1], dut[1]))
+    if REFERENCE_IS_REDIS and name in SCORE_REPLIES:
+        # A sorted set Valkey 8 converts up front keeps -0 where Redis 7.0's listpack says 0.
+        ref, dut = without_negative_zero(ref), without_negative_zero(dut)
     return equal_but_doubles(ref, dut, name in SCORE_REPLIES)
+
+
+def without_negative_zero(reply):
+    t = reply[0]
+    if t in ("$", ",") and reply[1] in (b"-0", b"-0.0"):
+        return (t, b"0") + tuple(reply[2:])
+    if t in ("*", "~", "%", ">") and isinstance(reply[1], (list, tuple)):
+        return (t, type(reply[1])(without_negative_zero(x) if isinstance(x, tuple) else x
+                                  for x in reply[1])) + tuple(reply[2:])
+    return reply
 
 
 # ---------------------------------------------------------------------------------------------
