@@ -144,9 +144,7 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
       r.Error("ERR Invalid slot");
       return;
     }
-    int64_t n = 0;
-    db0->ForEach([&](const Entry* e) { n += KeyHashSlot(e->Key()) == slot; });
-    r.Integer(n);
+    r.Integer(static_cast<int64_t>(db0->KeysInSlot(slot)));
   } else if (sub == "getkeysinslot") {
     int slot;
     int64_t count;

@@ -158,6 +158,7 @@ bool Server::Init(std::string* error) {
   if (ConfigValue(config_, "cluster-enabled") == "yes") {
     cluster_ = std::make_unique<Cluster>(*this);
     if (!cluster_->Init(error)) return false;
+    dbs_[0]->TrackSlots();  // the cluster's one database: keys per slot from now on
   }
   loop_.SetTimer(1000 / std::clamp<int64_t>(config_.hz, 1, 500), [this] { Cron(); });
   // A running fork-less snapshot (BGSAVE) gets a slice after each turn's replies are out,

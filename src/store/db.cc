@@ -1,8 +1,11 @@
 #include "store/db.h"
 
+#include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "common/clock.h"
+#include "common/crc16.h"
 #include "store/access_clock.h"
 #include "store/lazy_free.h"
 #include "store/value.h"
@@ -41,6 +44,7 @@ bool Db::IsExpired(const Entry* e) {
 void Db::DeleteExpired(Entry* e) {
   BeforeChange(e);
   table_->Remove(e->Key(), KeyHash(e->Key()));
+  if (slot_keys_ != nullptr) [[unlikely]] --slot_keys_[KeyHashSlot(e->Key())];
   --volatile_;
   ++stats_->expired_keys;
   // The hook runs while the unlinked entry still owns the key bytes, so no copy is needed.
@@ -84,6 +88,7 @@ Entry* Db::Add(std::string_view key, bool with_expire) {
   e->SetLru(NewAccessClock());
   e->meta |= saved_bit_;  // NewEntry leaves the bit clear
   table_->Insert(e, KeyHash(key));
+  if (slot_keys_ != nullptr) [[unlikely]] ++slot_keys_[KeyHashSlot(key)];
   if (g_added_hook != nullptr) g_added_hook(index_, key);
   return e;
 }
@@ -91,6 +96,7 @@ Entry* Db::Add(std::string_view key, bool with_expire) {
 Entry* Db::Detach(std::string_view key) {
   Entry* e = table_->Remove(key, KeyHash(key));
   if (e == nullptr) return nullptr;
+  if (slot_keys_ != nullptr) [[unlikely]] --slot_keys_[KeyHashSlot(key)];
   BeforeChange(e);
   if (e->expire_ms() != 0) --volatile_;
   return e;
@@ -109,6 +115,7 @@ void Db::AttachHashed(Entry* e, uint64_t hash) {
   e->SetNext(nullptr);
   StampSaved(e);
   table_->Insert(e, hash);
+  if (slot_keys_ != nullptr) [[unlikely]] ++slot_keys_[KeyHashSlot(e->Key())];
   if (e->expire_ms() != 0) ++volatile_;
   if (g_added_hook != nullptr) g_added_hook(index_, e->Key());
 }
@@ -168,6 +175,7 @@ Entry* Db::Random() {
 void Db::Clear(bool async) {
   volatile_ = 0;
   expire_cursor_ = 0;
+  if (slot_keys_ != nullptr) std::fill_n(slot_keys_.get(), kClusterSlots, 0);
   if (table_->Size() == 0) return;
   if (observer_ != nullptr && !snap_done_) {
     // Pending entries must still be saved: the snapshot takes the table and frees it.
@@ -191,10 +199,17 @@ void Db::Clear(bool async) {
 void Db::Swap(Db& other) {
   std::swap(table_, other.table_);
   std::swap(volatile_, other.volatile_);
+  std::swap(slot_keys_, other.slot_keys_);  // the counts describe the table they go with
   std::swap(expire_cursor_, other.expire_cursor_);
   std::swap(snap_cursor_, other.snap_cursor_);
   std::swap(snap_done_, other.snap_done_);
   std::swap(snap_origin_, other.snap_origin_);
+}
+
+void Db::TrackSlots() {
+  if (slot_keys_ != nullptr) return;
+  slot_keys_ = std::make_unique<uint64_t[]>(kClusterSlots);  // zeroed
+  table_->ForEach([&](Entry* e) { ++slot_keys_[KeyHashSlot(e->Key())]; });
 }
 
 void Db::BeginSnapshot(SnapshotObserver* observer) {

@@ -53,6 +53,14 @@ class Db {
   int index() const { return index_; }
   size_t Size() const { return table_->Size(); }
   size_t VolatileCount() const { return volatile_; }
+
+  // Cluster mode: keys per hash slot, kept as keys come and go (expired ones count until
+  // they are deleted, as Valkey's per-slot tables do), so COUNTKEYSINSLOT and CLUSTER
+  // SLOT-STATS key-count cost O(1) per slot instead of a keyspace walk. Off (one untaken
+  // branch per insert and delete) until TrackSlots, which counts the keys present.
+  void TrackSlots();
+  bool tracking_slots() const { return slot_keys_ != nullptr; }
+  uint64_t KeysInSlot(int slot) const { return slot_keys_[slot]; }
   bool Rehashing() const { return table_->IsRehashing(); }
   // INFO memory's mem_overhead_db_hashtable_rehashing (Valkey 8): the old bucket array.
   size_t RehashingBytes() const { return table_->RehashingBytes(); }
@@ -201,6 +209,7 @@ class Db {
   std::string_view hint_key_;  // see HintHash
   uint64_t hint_hash_ = 0;
   size_t volatile_ = 0;
+  std::unique_ptr<uint64_t[]> slot_keys_;  // TrackSlots: keys per cluster hash slot
   uint64_t expire_cursor_ = 0;
   std::vector<Entry*> expire_batch_;  // ActiveExpire's scratch, kept to avoid reallocating
   // The running snapshot's walk of table_ (swapped along with it by Swap).

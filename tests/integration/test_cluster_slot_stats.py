@@ -447,3 +447,35 @@ def test_replication_counts_on_both_sides(start_server):
     assert mine_p[0] == ref_p[0] == 1 and mine_p[2:] == ref_p[2:] == [31, 5 + 31]
     # The replica: the command as applied from the stream, no reply.
     assert mine_r[0] == ref_r[0] == 1 and mine_r[2:] == ref_r[2:] == [31, 0]
+
+
+def test_key_counts_are_kept_through_every_change(start_server):
+    """Issue 28: the keyspace keeps keys per slot (COUNTKEYSINSLOT and key-count are no longer
+    a keyspace walk); the counts follow writes, deletes, renames, expiry, a restart's load and
+    FLUSHALL, checked against GETKEYSINSLOT."""
+    node = start_node(start_server)
+    conn = serve_slots(node)
+    tags = ["{a}", "{b}", "{c}", "{d}"]
+
+    def agree():
+        for tag in tags:
+            slot = conn.call("CLUSTER", "KEYSLOT", tag)
+            keys = conn.call("CLUSTER", "GETKEYSINSLOT", str(slot), "100000")
+            assert conn.call("CLUSTER", "COUNTKEYSINSLOT", str(slot)) == len(keys), tag
+
+    for i in range(400):
+        conn.call("SET", f"{tags[i % 4]}k{i}", "v")
+    for i in range(0, 400, 3):
+        conn.call("DEL", f"{tags[i % 4]}k{i}")
+    conn.call("RENAME", "{a}k4", "{a}renamed")
+    conn.call("SET", "{b}short", "v", "PX", "1")
+    wait_for(lambda: conn.call("EXISTS", "{b}short") == 0)  # lazily deleted by EXISTS
+    agree()
+    conn.call("SAVE")
+    node.restart()
+    conn = RawConnection(node.host, node.port)
+    assert conn.call("CLUSTER", "COUNTKEYSINSLOT", str(conn.call("CLUSTER", "KEYSLOT", "{c}"))) > 0
+    agree()
+    conn.call("FLUSHALL", "ASYNC")
+    agree()
+    assert conn.call("CLUSTER", "COUNTKEYSINSLOT", str(conn.call("CLUSTER", "KEYSLOT", "{a}"))) == 0
