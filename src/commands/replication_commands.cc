@@ -200,15 +200,14 @@ void CmdWaitAof(CommandContext& ctx) {
     return;
   }
   const int64_t target = ctx.client.woff;
-  repl.AddAofWaiter(&ctx.client, target, numlocal, numreplicas);
-  auto [local, replicas] = repl.AofWaitCounts(&ctx.client);
+  auto [local, replicas] = repl.AofWaitCounts(target);
   if ((local >= numlocal && replicas >= numreplicas) || !ctx.CanBlock()) {
-    repl.RemoveWaiter(&ctx.client);
     ctx.reply.Array(2);
     ctx.reply.Integer(local);
     ctx.reply.Integer(replicas);
     return;
   }
+  repl.AddAofWaiter(&ctx.client, target, numlocal, numreplicas);
   if (numreplicas > 0) repl.RequestAcks();
   ctx.Block({}, deadline, ObjType::kString, BlockTimeoutReply::kAofCounts);
 }

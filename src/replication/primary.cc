@@ -433,6 +433,7 @@ bool Replication::Replconf(Client* c, const std::vector<std::string_view>& args,
     *error = "ERR syntax error";
     return false;
   }
+  bool acked = false;
   Replica* r = FindReplica(c);
   auto record = [&]() {
     if (r == nullptr) {
@@ -465,16 +466,12 @@ bool Replication::Replconf(Client* c, const std::vector<std::string_view>& args,
       int64_t off;
       if (r == nullptr || !ParseInt64(val, &off)) continue;
       if (EqualsIgnoreCase(opt, "fack")) {
-        // Follows ACK in the same command: the waiters are woken once, below ACK's.
-        if (off > r->fack_offset) r->fack_offset = off;
-        WakeWaiters();
-        continue;
+        r->fack_offset = std::max(r->fack_offset, off);
+      } else {
+        r->ack_offset = std::max(r->ack_offset, off);
+        r->ack_ms = NowMs();
       }
-      if (off > r->ack_offset) r->ack_offset = off;
-      r->ack_ms = NowMs();
-      WakeWaiters();
-      FailoverCheck();
-      server_.ShutdownCheck();
+      acked = true;  // ACK <off> FACK <aofoff>: the waiters are checked once, after both
     } else if (EqualsIgnoreCase(opt, "getack")) {
       *reply_ok = false;
       // After this command's own bytes count (MasterApplied): an ack that covers everything
@@ -514,6 +511,11 @@ bool Replication::Replconf(Client* c, const std::vector<std::string_view>& args,
       *error = "ERR Unrecognized REPLCONF option: " + std::string(opt);
       return false;
     }
+  }
+  if (acked) {
+    WakeWaiters();
+    FailoverCheck();
+    server_.ShutdownCheck();
   }
   return true;
 }
@@ -565,11 +567,7 @@ void Replication::AddAofWaiter(Client* c, int64_t offset, int64_t numlocal,
   waiters_.push_back({c, offset, numreplicas, numlocal});
 }
 
-std::pair<int, int> Replication::AofWaitCounts(const Client* c) const {
-  int64_t offset = offset_;
-  for (const Waiter& w : waiters_) {
-    if (w.client == c) offset = w.offset;
-  }
+std::pair<int, int> Replication::AofWaitCounts(int64_t offset) const {
   const Aof* aof = server_.aof();
   const int local = aof != nullptr && aof->fsynced_reploff() >= offset ? 1 : 0;
   return {local, AofAckedReplicas(offset)};
@@ -590,7 +588,7 @@ void Replication::WakeWaiters() {
       if (AckedReplicas(w.offset) >= w.numreplicas) ready.push_back(w.client);
       continue;
     }
-    auto [local, replicas] = AofWaitCounts(w.client);
+    auto [local, replicas] = AofWaitCounts(w.offset);
     if (local >= w.numlocal && replicas >= w.numreplicas) ready.push_back(w.client);
   }
   // UnblockClient answers with the count (the wait's "timeout" reply) and removes the waiter.

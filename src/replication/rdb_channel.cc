@@ -65,15 +65,9 @@ bool Replication::SendRdbChannelReplconf() {
 
 void Replication::RdbChannelHandshake() {
   if (handshake_step_ == 0) {  // connected: no PING, AUTH when configured
-    const auto& generic = server_.config().generic;
-    auto user = generic.find("primaryuser");
-    auto pass = generic.find("primaryauth");
-    if (pass != generic.end() && !pass->second.empty()) {
-      const bool has_user = user != generic.end() && !user->second.empty();
-      if (!LinkSend(has_user ? RespCommand({"AUTH", user->second, pass->second})
-                             : RespCommand({"AUTH", pass->second}))) {
-        return;
-      }
+    bool sent_auth;
+    if (!SendPrimaryAuth(&sent_auth)) return;
+    if (sent_auth) {
       handshake_step_ = 10;
       return;
     }

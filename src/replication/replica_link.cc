@@ -266,15 +266,9 @@ void Replication::HandshakeStep() {
           return;
         }
         LogNotice("Master replied to PING, replication can continue...");
-        const auto& generic = server_.config().generic;
-        auto user = generic.find("primaryuser");  // alias masteruser
-        auto pass = generic.find("primaryauth");  // alias masterauth
-        if (pass != generic.end() && !pass->second.empty()) {
-          const bool has_user = user != generic.end() && !user->second.empty();
-          if (!LinkSend(has_user ? RespCommand({"AUTH", user->second, pass->second})
-                                 : RespCommand({"AUTH", pass->second}))) {
-            return;
-          }
+        bool sent_auth;
+        if (!SendPrimaryAuth(&sent_auth)) return;
+        if (sent_auth) {
           handshake_step_ = 1;
           break;
         }
@@ -559,6 +553,17 @@ void Replication::BecomeConnected() {
   // The master waits for the first ack before streaming (a diskless transfer's end).
   SendAck();
   server_.FeedClientInput(master_, leftover);
+}
+
+bool Replication::SendPrimaryAuth(bool* sent) {
+  const auto& generic = server_.config().generic;
+  auto user = generic.find("primaryuser");  // alias masteruser
+  auto pass = generic.find("primaryauth");  // alias masterauth
+  *sent = pass != generic.end() && !pass->second.empty();
+  if (!*sent) return true;
+  const bool has_user = user != generic.end() && !user->second.empty();
+  return LinkSend(has_user ? RespCommand({"AUTH", user->second, pass->second})
+                           : RespCommand({"AUTH", pass->second}));
 }
 
 void Replication::SendAck() {

@@ -128,8 +128,8 @@ class Replication final : public PropagationSink {
   int AofAckedReplicas(int64_t offset) const;
   // WAITAOF waiters: numlocal 0 or 1 (the local AOF must be fsynced up to offset).
   void AddAofWaiter(Client* c, int64_t offset, int64_t numlocal, int64_t numreplicas);
-  // WAITAOF's answer for c: [fsynced locally (0 or 1), replicas fsynced].
-  std::pair<int, int> AofWaitCounts(const Client* c) const;
+  // WAITAOF's answer for writes up to offset: [fsynced locally (0 or 1), replicas fsynced].
+  std::pair<int, int> AofWaitCounts(int64_t offset) const;
   // The local AOF fsynced further (aof_writer.cc): WAITAOF waiters may be done, a replica
   // tells its primary.
   void LocalAofFsynced();
@@ -268,6 +268,8 @@ class Replication final : public PropagationSink {
   bool LinkTlsHandshake();
   void HandshakeStep();
   bool SendListeningPort();
+  // AUTH with primaryuser/primaryauth when configured (*sent); false if the link failed.
+  bool SendPrimaryAuth(bool* sent);
   const char* LinkStateName() const;
   bool ReadTransfer();
   void FinishTransfer();

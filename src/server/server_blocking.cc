@@ -121,7 +121,8 @@ void ReplyTimeout(Server& server, Client* c) {
     Replication& repl = server.replication();
     c->reply.Integer(repl.AckedReplicas(repl.WaitOffset(c)));
   } else if (c->block->on_timeout == BlockTimeoutReply::kAofCounts) {
-    auto [local, replicas] = server.replication().AofWaitCounts(c);
+    Replication& repl = server.replication();
+    auto [local, replicas] = repl.AofWaitCounts(repl.WaitOffset(c));
     c->reply.Array(2);
     c->reply.Integer(local);
     c->reply.Integer(replicas);
