@@ -19,10 +19,12 @@
 #include "replication/replication.h"
 #include "server/config.h"
 #include "server/server.h"
+#include "server/transaction.h"
 
 namespace vireo {
 
-Cluster::Cluster(Server& server) : server_(server) {
+Cluster::Cluster(Server& server)
+    : server_(server), migrations_(std::make_unique<SlotMigrations>(server, *this)) {
   bus_watcher_ = {&Cluster::OnBusAccept, this};
 }
 
@@ -343,7 +345,18 @@ void Cluster::Cron() {
     ReplicaMigrationCron(now);
   }
   UpdateState();
+  migrations_->Cron(now);
   if (config_dirty_) SaveConfig(current_epoch_ != saved_epoch_);
+}
+
+void Cluster::ClaimSlots(const std::bitset<kClusterSlots>& slots) {
+  myself_->config_epoch = ++current_epoch_;
+  for (int s = 0; s < kClusterSlots; ++s) {
+    if (slots.test(static_cast<size_t>(s))) SetSlot(s, myself_);
+  }
+  UpdateState();
+  SaveConfig(true);
+  PingAll();
 }
 
 std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
@@ -353,24 +366,40 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
   c->slot = -1;
   // The master's commands are never redirected; CLUSTER SLOT-STATS still charges them.
   const bool from_master = server_.replication().is_master_client(c);
-  if (from_master && !server_.config().cluster_slot_stats_enabled) return "";
+  if ((from_master || c->migration != nullptr) && !server_.config().cluster_slot_stats_enabled) {
+    return "";
+  }
   // EXEC: its queued commands were checked when queued.
   // Reused across commands: no allocation per command once warm.
   std::vector<KeyRef>& keys = key_positions_;
+  std::vector<std::string_view>& names = key_names_;
+  names.clear();
+  bool write = (spec->flags & kCmdWrite) != 0;
   if (spec->flags & kCmdPubSub) {
     // Shard channels hash to slots as keys do; their key specs say not_key (no key for
     // COMMAND GETKEYS or ACL), so their legacy range names them.
-    keys.clear();
     const int argc = static_cast<int>(args.size());
     const int last = spec->last_key >= 0 ? spec->last_key : argc + spec->last_key;
-    for (int i = spec->first_key; i > 0 && i <= last && i < argc; ++i) keys.push_back({i, 0});
+    for (int i = spec->first_key; i > 0 && i <= last && i < argc; ++i) {
+      names.push_back(args[static_cast<size_t>(i)]);
+    }
+  } else if (spec->name == "exec" && c->multi != nullptr && (c->flags & kClientMulti)) {
+    // EXEC: its queued commands' keys, again (the slot may have moved since they queued).
+    for (const QueuedCommand& q : c->multi->queue) {
+      if (q.spec == nullptr) continue;
+      std::vector<std::string_view> qargs(q.args.begin(), q.args.end());
+      CommandKeys(*q.spec, qargs, &keys);
+      for (const KeyRef& k : keys) names.push_back(q.args[static_cast<size_t>(k.pos)]);
+    }
+    write = (c->multi->queued_flags & kCmdWrite) != 0;
   } else {
     CommandKeys(*spec, args, &keys);
+    for (const KeyRef& k : keys) names.push_back(args[static_cast<size_t>(k.pos)]);
   }
-  if (keys.empty()) return "";
+  if (names.empty()) return "";
   int slot = -1;
-  for (const KeyRef& k : keys) {
-    int s = KeyHashSlot(args[static_cast<size_t>(k.pos)]);
+  for (std::string_view name : names) {
+    int s = KeyHashSlot(name);
     if (slot == -1) {
       slot = s;
     } else if (s != slot) {
@@ -378,9 +407,9 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
     }
   }
   c->slot = slot;  // read only when the command runs, i.e. when this returns ""
-  if (from_master) return "";
+  // The master's stream, and an atomic migration's stream into slots this node imports.
+  if (from_master || c->migration != nullptr) return "";
   ClusterNode* owner = slots_[static_cast<size_t>(slot)];
-  const bool write = (spec->flags & kCmdWrite) != 0;
   // MIGRATE runs where it is sent while the slot is open here, so keys can move freely in
   // either direction (how --cluster fix gathers stray keys).
   const size_t si = static_cast<size_t>(slot);
@@ -400,20 +429,16 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
     if (target.empty()) return "";
     // Migrating: keys already moved are asked for at the target.
     size_t missing = 0;
-    for (const KeyRef& k : keys) {
-      missing += db->FindRaw(args[static_cast<size_t>(k.pos)]) == nullptr;
-    }
+    for (std::string_view name : names) missing += db->FindRaw(name) == nullptr;
     if (missing == 0) return "";
-    if (missing < keys.size()) return "TRYAGAIN Multiple keys request during rehashing of slot";
+    if (missing < names.size()) return "TRYAGAIN Multiple keys request during rehashing of slot";
     ClusterNode* to = Lookup(target);
     return to == nullptr ? "" : moved("ASK", to);
   }
   if (asking && !importing_[static_cast<size_t>(slot)].empty()) {
     size_t missing = 0;
-    for (const KeyRef& k : keys) {
-      missing += db->FindRaw(args[static_cast<size_t>(k.pos)]) == nullptr;
-    }
-    if (keys.size() > 1 && missing != 0 && missing != keys.size()) {
+    for (std::string_view name : names) missing += db->FindRaw(name) == nullptr;
+    if (names.size() > 1 && missing != 0 && missing != names.size()) {
       return "TRYAGAIN Multiple keys request during rehashing of slot";
     }
     return "";

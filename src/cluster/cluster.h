@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cluster/cluster_node.h"
+#include "cluster/slot_migration.h"
 #include "cluster/slot_stats.h"
 #include "commands/command_table.h"
 #include "net/event_loop.h"
@@ -62,6 +63,11 @@ class Cluster {
   ClusterNode* SlotOwner(int slot) const { return slots_[static_cast<size_t>(slot)]; }
   // CLUSTER SLOT-STATS counters; a slot's are cleared when this node's shard loses it.
   SlotStats& slot_stats() { return slot_stats_; }
+  // Atomic slot migrations (CLUSTER MIGRATESLOTS) from and to this node.
+  SlotMigrations& migrations() { return *migrations_; }
+  // An atomic migration's hand-off: this primary takes the slots in a new config epoch of its
+  // own (the claim wins everywhere without a vote) and tells every node at once.
+  void ClaimSlots(const std::bitset<kClusterSlots>& slots);
   // This node, or the primary it replicates: the shard whose slots SLOT-STATS reports.
   bool InMyShard(const ClusterNode* n) const {
     return n != nullptr && (n == myself_ || (myself_->is_replica() && n->id == myself_->master_id));
@@ -69,6 +75,7 @@ class Cluster {
 
  private:
   friend class ClusterLink;
+  friend class SlotMigrations;  // reads the manual MIGRATING / IMPORTING marks
 
   // Node table.
   ClusterNode* AddNode(std::unique_ptr<ClusterNode> node);
@@ -138,6 +145,7 @@ class Cluster {
   ClusterNode* myself_ = nullptr;
   std::array<ClusterNode*, kClusterSlots> slots_{};
   SlotStats slot_stats_;
+  std::unique_ptr<SlotMigrations> migrations_;
   std::array<std::string, kClusterSlots> migrating_;  // target node IDs
   std::array<std::string, kClusterSlots> importing_;  // source node IDs
   uint64_t current_epoch_ = 0;
@@ -156,6 +164,7 @@ class Cluster {
   std::vector<ClusterLink*> dead_links_;
   uint64_t cron_ticks_ = 0;
   std::vector<KeyRef> key_positions_;  // Redirect's scratch
+  std::vector<std::string_view> key_names_;
   uint64_t messages_sent_ = 0;
   uint64_t messages_received_ = 0;
   // Failover, replica side.

@@ -124,7 +124,10 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
   auto unknown_node = [&](std::string_view id) {
     r.Error("ERR Unknown node " + std::string(id));
   };
-  if (sub == "info") {
+  if (sub == "migrateslots" || sub == "getslotmigrations" || sub == "cancelslotmigrations" ||
+      sub == "syncslots") {
+    migrations_->Command(c, sub, args, r);
+  } else if (sub == "info") {
     r.Verbatim("txt", InfoFields());
   } else if (sub == "nodes") {
     ReplyNodes(r);
@@ -347,6 +350,17 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
     }
     const std::string action = ToLower(args[3]);
     const size_t s = static_cast<size_t>(slot);
+    // Manual and atomic migration exclude each other (Valkey 9's errors).
+    if (action == "migrating" || action == "importing") {
+      if (migrations_->importing()) {
+        r.Error("ERR Slot import in progress");
+        return;
+      }
+      if (migrations_->exporting()) {
+        r.Error("ERR Slot export in progress");
+        return;
+      }
+    }
     if (action == "stable" && args.size() == 4) {
       migrating_[s].clear();
       importing_[s].clear();

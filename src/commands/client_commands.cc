@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "cluster/slot_migration.h"
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "commands/registry.h"
@@ -55,6 +56,8 @@ std::string ClientFlagLetters(const Client& c) {
   if (c.flags & kClientUnixSocket) f += 'U';
   if (c.flags & kClientNoEvict) f += 'e';
   if (c.flags & kClientNoTouch) f += 'T';
+  // Valkey 9: an atomic slot migration's link, E on the exporting side, i on the importing.
+  if (c.migration != nullptr) f += c.migration->kind == SlotMigrationJob::Kind::kExport ? 'E' : 'i';
   if (f.empty()) f = "N";
   return f;
 }

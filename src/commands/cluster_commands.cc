@@ -58,6 +58,7 @@ void RegisterClusterCommands(CommandTable& t) {
       {"addslots", -3, true, "Assigns new hash slots to a node.", kNoAsync},
       {"addslotsrange", -4, true, "Assigns new hash slot ranges to a node.", kNoAsync},
       {"bumpepoch", 2, true, "Advances the cluster config epoch.", kNoAsync},
+      {"cancelslotmigrations", 2, true, "Cancel all current ongoing slot migration operations."},
       {"count-failure-reports", 3, true,
        "Returns the number of active failure reports active for a node."},
       {"countkeysinslot", 3, false, "Returns the number of keys in a hash slot."},
@@ -68,11 +69,15 @@ void RegisterClusterCommands(CommandTable& t) {
       {"flushslots", 2, true, "Deletes all slots information from a node.", kNoAsync},
       {"forget", 3, true, "Removes a node from the nodes table.", kNoAsync},
       {"getkeysinslot", 4, false, "Returns the key names in a hash slot."},
+      {"getslotmigrations", 2, true,
+       "Get the status of ongoing and recently finished slot import and export operations."},
       {"help", 2, false, "Returns helpful text about the different subcommands.", kCmdLoading},
       {"info", 2, false, "Returns information about the state of a node.", kCmdLoading},
       {"keyslot", 3, false, "Returns the hash slot for a key."},
       {"links", 2, false, "Returns a list of all TCP links to and from peer nodes."},
       {"meet", -4, true, "Forces a node to handshake with another node.", kNoAsync},
+      {"migrateslots", -4, true, "Migrate the given slots from this node to the specified nodes.",
+       kNoAsync},
       {"myid", 2, false, "Returns the ID of a node.", kCmdLoading},
       {"myshardid", 2, false, "Returns the shard ID of a node.", kCmdLoading},
       {"nodes", 2, false, "Returns the cluster configuration for a node.", kCmdLoading},
@@ -86,6 +91,7 @@ void RegisterClusterCommands(CommandTable& t) {
       {"shards", 2, false, "Returns the mapping of cluster slots to shards.", kCmdLoading},
       {"slaves", 3, true, "Lists the replica nodes of a master node."},
       {"slots", 2, false, "Returns the mapping of cluster slots to nodes.", kCmdLoading},
+      {"syncslots", -3, true, "A container for internal slot migration commands.", kNoAsync},
   };
   for (const Sub& s : kSubs) {
     cluster.subcommands.push_back(

@@ -2,6 +2,7 @@
 #include <climits>
 #include <string_view>
 
+#include "cluster/cluster.h"
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "commands/registry.h"
@@ -49,8 +50,31 @@ bool ParseSwapIndex(CommandContext& ctx, std::string_view s, const char* bad_num
   return true;
 }
 
+// Keys of slots an atomic migration is importing are not this node's yet: clients do not see
+// them (DBSIZE, KEYS, SCAN, RANDOMKEY), as in Valkey 9.
+uint64_t ImportingKeys(CommandContext& ctx) {
+  Cluster* cluster = ctx.server.cluster();
+  if (cluster == nullptr || !cluster->migrations().any_importing() ||
+      !ctx.db->tracking_slots()) {
+    return 0;
+  }
+  uint64_t n = 0;
+  for (int s = 0; s < kClusterSlots; ++s) {
+    if (cluster->migrations().Importing(s)) n += ctx.db->KeysInSlot(s);
+  }
+  return n;
+}
+
 // DBSIZE
-void CmdDbSize(CommandContext& ctx) { ctx.reply.Integer(static_cast<int64_t>(ctx.db->Size())); }
+void CmdDbSize(CommandContext& ctx) {
+  ctx.reply.Integer(static_cast<int64_t>(ctx.db->Size() - ImportingKeys(ctx)));
+}
+
+// FLUSHDB / FLUSHALL end every atomic slot migration of this node (Valkey 9: the operator
+// retries, which is then quick).
+void FailMigrations(CommandContext& ctx) {
+  if (Cluster* cluster = ctx.server.cluster()) cluster->migrations().DataFlushed();
+}
 
 // FLUSHDB [ASYNC | SYNC]
 // A flush of an empty database changes nothing, yet must still reach replicas and the AOF
@@ -58,6 +82,7 @@ void CmdDbSize(CommandContext& ctx) { ctx.reply.Integer(static_cast<int64_t>(ctx
 void CmdFlushDb(CommandContext& ctx) {
   bool async;
   if (!ParseFlushMode(ctx, &async)) return;
+  FailMigrations(ctx);
   ctx.DbReplaced(ctx.db);
   ctx.Dirty(FlushDb(ctx.db, async));
   ctx.reply.Ok();
@@ -67,6 +92,7 @@ void CmdFlushDb(CommandContext& ctx) {
 void CmdFlushAll(CommandContext& ctx) {
   bool async;
   if (!ParseFlushMode(ctx, &async)) return;
+  FailMigrations(ctx);
   // As Valkey: a running BGSAVE is abandoned (it would write the old data), and with save
   // points the empty dataset is saved at once; the flush itself is one more change after it.
   KillBackgroundSave(ctx.server);

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <string>
 
+#include "cluster/cluster.h"
 #include "commands/context.h"
 #include "commands/digest.h"
 #include "commands/errors.h"
@@ -218,6 +219,26 @@ void DebugSetActiveExpire(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// DEBUG SLOTMIGRATION PREVENT-PAUSE|PREVENT-FAILOVER 0|1: holds an atomic slot migration
+// before its hand-off (Valkey 9's test hook), so tests can write while it streams.
+void DebugSlotMigration(CommandContext& ctx) {
+  Cluster* cluster = ctx.server.cluster();
+  if (cluster == nullptr) {
+    ctx.reply.Error(errors::kClusterDisabled);
+    return;
+  }
+  const bool on = atoi(std::string(ctx.arg(3)).c_str()) != 0;
+  if (EqualsIgnoreCase(ctx.arg(2), "prevent-pause")) {
+    cluster->migrations().set_prevent_pause(on);
+  } else if (EqualsIgnoreCase(ctx.arg(2), "prevent-failover")) {
+    cluster->migrations().set_prevent_failover(on);
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  ctx.reply.Ok();
+}
+
 // DEBUG LOG message
 void DebugLog(CommandContext& ctx) {
   LogWarning("DEBUG LOG: %s", std::string(ctx.arg(2)).c_str());
@@ -289,6 +310,7 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"sleep", 3, 3, DebugSleep},
     {"set-active-expire", 3, 3, DebugSetActiveExpire},
     {"log", 3, 3, DebugLog},
+    {"slotmigration", 4, 4, DebugSlotMigration},
     {"error", 3, 3, DebugError},
     {"reload", 2, 2, DebugReload},
     {"loadaof", 2, 2, DebugLoadAof},

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common/clock.h"
+#include "common/crc16.h"
 #include "common/crc64.h"
 #include "persistence/aof_commands.h"
 #include "persistence/file_io.h"
@@ -68,7 +69,7 @@ std::unique_ptr<CowSnapshot> CowSnapshot::Start(const std::vector<Db*>& dbs,
     return nullptr;
   }
   int fd = -1;
-  if (options.sockets.empty()) {
+  if (options.sockets.empty() && !options.deliver) {
     fd = open(options.temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
       *error = strerror(errno);
@@ -103,7 +104,7 @@ std::unique_ptr<CowSnapshot> CowSnapshot::Start(const std::vector<Db*>& dbs,
   for (Db* db : dbs) db->StartSnapshotWalk();
   s->walking_ = true;
   g_current = s.get();
-  s->thread_ = std::thread([p = s.get()] { p->WriterMain(); });
+  if (!s->opt_.deliver) s->thread_ = std::thread([p = s.get()] { p->WriterMain(); });
   return s;
 }
 
@@ -148,7 +149,7 @@ void CowSnapshot::RunSlice() {
 int64_t CowSnapshot::WaitMs() {
   const CowSnapshot* s = g_current;
   if (s == nullptr) return -1;
-  if (s->queued_bytes_.load(std::memory_order_relaxed) > kMaxQueuedBytes) return 1;
+  if (s->Backlogged()) return 1;
   if (s->opt_.key_save_delay_us > 0) {
     int64_t now = MonotonicUs();
     if (s->KeysAllowed(now) <= 0) {
@@ -182,7 +183,7 @@ void CowSnapshot::Step(int64_t budget_us) {
       error_ = writer_error_.empty() ? writer_.error() : writer_error_;
       return;
     }
-    if (queued_bytes_.load(std::memory_order_relaxed) > kMaxQueuedBytes) return;
+    if (Backlogged()) return;
     int64_t now = MonotonicUs();
     if (delayed && KeysAllowed(now) <= 0) return;
     size_t saved = 0;
@@ -206,9 +207,14 @@ void CowSnapshot::Step(int64_t budget_us) {
   }
 }
 
+bool CowSnapshot::Backlogged() const {
+  if (opt_.deliver) return opt_.backlog && opt_.backlog() > kMaxQueuedBytes;
+  return queued_bytes_.load(std::memory_order_relaxed) > kMaxQueuedBytes;
+}
+
 void CowSnapshot::Finish() {
   while (walking_) {
-    if (queued_bytes_.load(std::memory_order_relaxed) > kMaxQueuedBytes) {
+    if (!opt_.deliver && queued_bytes_.load(std::memory_order_relaxed) > kMaxQueuedBytes) {
       usleep(200);
     }
     opt_.key_save_delay_us = 0;
@@ -220,6 +226,7 @@ void CowSnapshot::SaveEntry(int origin_db, const Entry* e) {
   ++keys_processed_;
   // Keys already expired when the snapshot began are not part of it.
   if (e->expire_ms() != 0 && e->expire_ms() <= start_ms_) return;
+  if (opt_.slots != nullptr && !opt_.slots->test(KeyHashSlot(e->Key()))) return;
   if (writer_.failed()) return;
   if (opt_.commands) {
     std::string out;
@@ -269,6 +276,10 @@ void CowSnapshot::CompleteWalk() {
   if (!opt_.commands) writer_.Byte(rdb::kOpEof);
   writer_.Flush();
   StopWalking();
+  if (opt_.deliver) {
+    writer_result_.store(1, std::memory_order_release);
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     finish_ = true;
@@ -297,6 +308,11 @@ void CowSnapshot::StopWalking() {
 
 bool CowSnapshot::Consume(std::string* bytes) {
   if (writer_result_.load(std::memory_order_acquire) == 2) return false;
+  if (opt_.deliver) {
+    opt_.deliver(std::move(*bytes));
+    bytes->clear();
+    return true;
+  }
   size_t n = bytes->size();
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -13,9 +13,11 @@
 #pragma once
 
 #include <atomic>
+#include <bitset>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -46,6 +48,13 @@ struct CowSnapshotOptions {
   // rdb-key-save-delay: the walk saves at most one key per this many microseconds (without
   // sleeping the execution thread), so tests can overlap writes with a running save.
   int64_t key_save_delay_us = 0;
+  // Atomic slot migration: only keys of these hash slots are written (nullptr: all keys).
+  const std::bitset<16384>* slots = nullptr;
+  // Instead of a file or sockets: each chunk of output is handed to deliver on the execution
+  // thread as it is produced (no writer thread); the walk pauses while backlog() (what the
+  // receiver has not sent on yet) exceeds 8 MB. The snapshot succeeds when the walk ends.
+  std::function<void(std::string&&)> deliver;
+  std::function<size_t()> backlog;
 };
 
 class CowSnapshot final : public SnapshotObserver, private RdbSink {
@@ -111,6 +120,8 @@ class CowSnapshot final : public SnapshotObserver, private RdbSink {
   void StopWalking();
   void WriterMain();
   int64_t KeysAllowed(int64_t now_us) const;
+  // The walk waits: too much output not yet passed on.
+  bool Backlogged() const;
 
   std::vector<Db*> dbs_;
   CowSnapshotOptions opt_;

@@ -56,6 +56,8 @@ enum ClientFlag : uint32_t {
   kClientCapaRedirect = 1u << 31,    // CLIENT CAPA redirect: a replica answers -REDIRECT
 };
 
+struct SlotMigrationJob;
+
 struct Client {
   Client(uint64_t id_, int fd) : id(id_), conn(fd), reply(conn.Output()) {}
 
@@ -129,6 +131,9 @@ struct Client {
   int64_t obuf_soft_since_ms = 0;  // when the output buffer went over its soft limit
   int64_t mem_accounted = 0;  // its share of the client memory total (maxmemory-clients)
   uint64_t tracking_redirect = 0;  // CLIENT TRACKING REDIRECT id (0: none)
+  // The atomic slot migration this connection carries (cluster/slot_migration.h): the export
+  // link on the source, the import link on the target. Its replies are dropped.
+  SlotMigrationJob* migration = nullptr;
 };
 
 }  // namespace vireo

@@ -433,7 +433,9 @@ void Server::ProcessInput(Client* c) {
       break;
     }
     if (r == RequestParser::Result::kCommand) {
-      if (paused() && IsPausedFor(c, Commands().Resolve(c->args))) {
+      if ((paused() && IsPausedFor(c, Commands().Resolve(c->args))) ||
+          (cluster_ != nullptr && cluster_->migrations().holding() && HeldForMigration(c)))
+          [[unlikely]] {
         // Leave the command in the buffer; the parser re-reads it on resume.
         c->flags |= kClientPaused;
         paused_clients_.push_back(c);
@@ -470,6 +472,15 @@ void Server::ProcessInput(Client* c) {
         Execute(c);
         RefreshExpiryMode();
         replication_->MasterApplied(c->conn.InputData(), consumed);
+      } else if (c->migration != nullptr) [[unlikely]] {
+        Execute(c);
+        // The import stream's replies are dropped; an error (OOM, ...) ends the import.
+        if (!c->discard.empty() && c->discard[0] == '-' && cluster_ != nullptr) {
+          std::string_view e(c->discard);
+          e.remove_prefix(1);
+          if (size_t eol = e.find('\r'); eol != std::string_view::npos) e = e.substr(0, eol);
+          cluster_->migrations().ImportCommandFailed(c, e);
+        }
       } else {
         Execute(c);
       }
@@ -512,7 +523,8 @@ void Server::FlushPendingWrites() {
   // Replies of a whole event batch go out together: one write per client per loop turn.
   // Clients held by a pause that has ended run their waiting commands first, here rather than
   // inside the command that ended it, so no client runs commands inside another's.
-  if (!paused_clients_.empty() && !paused()) {
+  if (!paused_clients_.empty() && (!paused() || recheck_held_)) {
+    recheck_held_ = false;
     std::vector<Client*> resume;
     resume.swap(paused_clients_);
     for (Client* c : resume) c->flags &= ~kClientPaused;
@@ -582,6 +594,7 @@ void Server::FreeClient(Client* c) {
   if (clients_.erase(c->id) == 0) return;
   loop_.Unwatch(c->conn.fd());
   if (c->flags & (kClientReplica | kClientMaster | kClientBlocked)) replication_->ClientClosed(c);
+  if (c->migration != nullptr && cluster_ != nullptr) cluster_->migrations().ClientClosed(c);
   if (c->block) blocking_.Remove(c);
   if (c->multi) watches_.UnwatchAll(c);
   if (c->subs) pubsub_.RemoveClient(c);
@@ -651,6 +664,12 @@ void Server::ApplyPauses() {
 void Server::RefreshExpiryMode() {
   Db::SetExpiryMode(replication_->is_replica() || paused() ? Db::ExpiryMode::kHide
                                                            : Db::ExpiryMode::kDelete);
+}
+
+bool Server::HeldForMigration(const Client* c) const {
+  const CommandSpec* spec = Commands().Resolve(c->args);
+  if (spec == nullptr || ((c->flags & kClientMulti) && spec->name != "exec")) return false;
+  return cluster_->migrations().HoldsWrite(c, spec);
 }
 
 bool Server::IsPausedFor(const Client* c, const CommandSpec* spec) const {
@@ -885,7 +904,8 @@ void Server::Execute(Client* c) {
   const int64_t start = MonotonicUs();
   SetCommandTimeFromMonotonic(start);
   // CLIENT REPLY OFF / SKIP: the reply is built into a scratch buffer and dropped.
-  bool silent = (c->flags & (kClientReplyOff | kClientReplySkipNext | kClientMaster)) != 0;
+  bool silent = (c->flags & (kClientReplyOff | kClientReplySkipNext | kClientMaster)) != 0 ||
+                c->migration != nullptr;
   if (c->flags & kClientReplySkipNext) c->flags &= ~kClientReplySkipNext;
   c->discard.clear();
   c->reply.SetOutput(silent ? &c->discard : c->conn.Output());
@@ -1004,6 +1024,12 @@ void Server::Execute(Client* c) {
   if (cluster_ != nullptr) {
     std::string redirect = cluster_->Redirect(c, spec, args);
     if (!redirect.empty()) {
+      // A redirected EXEC ends its transaction and answers the redirection as it is (no
+      // EXECABORT), as Valkey.
+      if (spec->name == "exec" && (c->flags & kClientMulti)) {
+        DiscardTransaction(*this, c);
+        rejection_guard.Admit();
+      }
       c->reply.Error(redirect);
       ++spec->stats.rejected_calls;
       return;

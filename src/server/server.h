@@ -118,6 +118,9 @@ class Server {
   enum class PausePurpose { kClientCommand, kFailover, kShutdown, kCount };
   void Pause(PausePurpose purpose, int64_t end_ms, bool writes_only);
   void Unpause(PausePurpose purpose);
+  // An atomic slot migration stopped holding writes to its slots: the held clients run their
+  // commands again after this event batch (those still held wait again).
+  void ResumeHeldClients() { recheck_held_ = true; }
   bool paused() const { return pause_end_ms_ != 0; }
   bool paused_for(PausePurpose purpose) const {
     return pauses_[static_cast<int>(purpose)].end_ms != 0;
@@ -167,7 +170,7 @@ class Server {
   // after the class test.
   bool EnforceOutputLimit(Client* c) {
     const OutputBufferLimit& limit = config_.client_obuf_limits.Of(
-        (c->flags & kClientReplica)  ? ClientClass::kReplica
+        ((c->flags & kClientReplica) || c->migration != nullptr) ? ClientClass::kReplica
         : (c->flags & kClientPubSub) ? ClientClass::kPubSub
                                      : ClientClass::kNormal);
     if (limit.hard == 0 && limit.soft == 0) return false;
@@ -376,6 +379,8 @@ class Server {
   void PushCommandLog(CommandLogType type, Client* c, const std::vector<std::string_view>& args,
                       int64_t value);
   bool IsPausedFor(const Client* c, const CommandSpec* spec) const;
+  // A write to a slot an atomic migration is handing off waits (cluster/slot_migration.h).
+  bool HeldForMigration(const Client* c) const;
   // Wakes clients waiting on keys that writes made ready, in arrival order, until no key is
   // ready (a served BLMOVE can make another key ready).
   void ServeReadyKeys();
@@ -405,6 +410,7 @@ class Server {
   std::vector<Client*> pending_writes_;
   std::vector<Client*> monitors_;
   std::vector<Client*> paused_clients_;
+  bool recheck_held_ = false;
   std::vector<Client*> to_close_;
   int64_t client_mem_total_ = 0;  // sum of clients' mem_accounted (maxmemory-clients)
   BlockingRegistry blocking_;

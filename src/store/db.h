@@ -111,6 +111,12 @@ class Db {
     });
   }
 
+  // Every entry, logically expired ones included (what per-slot counts see).
+  template <typename Fn>
+  void ForEachEntry(Fn&& fn) const {
+    table_->ForEach([&](Entry* e) { fn(e); });
+  }
+
   // A random live key's entry, or nullptr when empty (expired picks are deleted).
   Entry* Random();
 

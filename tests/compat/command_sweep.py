@@ -103,7 +103,9 @@ UNORDERED = {
 NEWER_COMMANDS = {
     "commandlog", "commandlog|get", "commandlog|help", "commandlog|len", "commandlog|reset",
     "delifeq", "hexpire", "hexpireat", "hexpiretime", "hgetex", "hpersist", "hpexpire",
-    "hpexpireat", "hpexpiretime", "hpttl", "hsetex", "httl"}
+    "hpexpireat", "hpexpiretime", "hpttl", "hsetex", "httl",
+    "cluster|migrateslots", "cluster|getslotmigrations", "cluster|cancelslotmigrations",
+    "cluster|syncslots"}
 IN_PROGRESS = set()
 
 # Differences accepted, as fnmatch patterns over "command case proto" -> reason.
