@@ -94,6 +94,7 @@ SlotMigrations::~SlotMigrations() {
     if (job->client != nullptr) job->client->migration = nullptr;
   }
   if (sink_attached_) server_.propagator().RemoveSink(this);
+  Db::SetImportingSlots(nullptr);
 }
 
 bool SlotMigrations::exporting() const {
@@ -741,6 +742,7 @@ void SlotMigrations::RefreshImporting() {
   for (const auto& job : jobs_) {
     if (job->active() && job->kind == SlotMigrationJob::Kind::kImport) importing_ |= job->slots;
   }
+  Db::SetImportingSlots(importing_.any() ? &importing_ : nullptr);
 }
 
 void SlotMigrations::RefreshSink() {

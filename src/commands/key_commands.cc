@@ -279,6 +279,18 @@ void CmdObjectHelp(CommandContext& ctx) {
 // RANDOMKEY
 void CmdRandomKey(CommandContext& ctx) {
   const Entry* e = ctx.db->Random();
+  // Keys an atomic slot migration is importing are not shown: try again a few times, then
+  // take the first visible key of a walk (none: the database looks empty).
+  for (int i = 0; e != nullptr && Db::Importing(e) && i < 16; ++i) e = ctx.db->Random();
+  if (e != nullptr && Db::Importing(e)) {
+    e = nullptr;
+    uint64_t cursor = 0;
+    do {
+      cursor = ctx.db->Scan(cursor, [&](const Entry* x) {
+        if (e == nullptr && !Db::Importing(x)) e = x;
+      });
+    } while (cursor != 0 && e == nullptr);
+  }
   if (e == nullptr) {
     ctx.reply.Null();
     return;
@@ -294,6 +306,7 @@ void CmdKeys(CommandContext& ctx) {
   std::vector<std::string_view>& keys = ScratchKeys();
   if (all) keys.reserve(ctx.db->Size());
   ctx.db->ForEach([&](const Entry* e) {
+    if (Db::Importing(e)) return;
     if (all || GlobMatch(pattern, e->Key())) keys.push_back(e->Key());
   });
   ctx.reply.Array(keys.size());
@@ -323,6 +336,7 @@ void CmdScan(CommandContext& ctx) {
   do {
     cursor = ctx.db->Scan(cursor, [&](const Entry* e) {
       ++seen;
+      if (Db::Importing(e)) return;
       if (!all && !GlobMatch(pattern, e->Key())) return;
       if (has_type && !EqualsIgnoreCase(type, TypeName(e->type()))) return;
       keys.push_back(e->Key());

@@ -121,7 +121,7 @@ void SampleDb(Db* db, bool volatile_only, size_t want, Fn&& fn) {
   const size_t max_steps = want * 10 + 16;
   for (size_t step = 0; got < want && step < max_steps; ++step) {
     cursor = db->Scan(cursor, [&](Entry* e) {
-      if (got >= want || (volatile_only && e->expire_ms() == 0)) return;
+      if (got >= want || (volatile_only && e->expire_ms() == 0) || Db::Importing(e)) return;
       fn(e);
       ++got;
     });
@@ -143,10 +143,10 @@ bool PickVictim(Server& server, int* db_index, std::string* key) {
       Db* db = server.db(index);
       if (!HasCandidates(db, p.volatile_only)) continue;
       Entry* pick = nullptr;
-      if (p.volatile_only) {
-        SampleDb(db, true, 1, [&](Entry* e) { pick = e; });
-      } else {
-        pick = db->Random();
+      if (!p.volatile_only) pick = db->Random();
+      if (pick == nullptr || Db::Importing(pick)) {
+        pick = nullptr;
+        SampleDb(db, p.volatile_only, 1, [&](Entry* e) { pick = e; });
       }
       if (pick == nullptr) continue;
       st.next_random_db = (index + 1) % dbs;

@@ -473,7 +473,10 @@ void Server::ProcessInput(Client* c) {
         RefreshExpiryMode();
         replication_->MasterApplied(c->conn.InputData(), consumed);
       } else if (c->migration != nullptr) [[unlikely]] {
+        // As the master's stream: the source decides when its keys expire.
+        Db::SetExpiryMode(Db::ExpiryMode::kKeep);
         Execute(c);
+        RefreshExpiryMode();
         // The import stream's replies are dropped; an error (OOM, ...) ends the import.
         if (!c->discard.empty() && c->discard[0] == '-' && cluster_ != nullptr) {
           std::string_view e(c->discard);

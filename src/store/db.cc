@@ -166,7 +166,7 @@ Entry* Db::Random() {
     Entry* e = table_->Random();
     if (e == nullptr) return nullptr;
     if (!IsExpired(e)) return e;
-    if (i < 99) DeleteExpired(e);
+    if (i < 99 && !Importing(e)) DeleteExpired(e);
     else return e;  // give up like Valkey does after many tries: return an expired one
   }
   return nullptr;
@@ -257,7 +257,7 @@ size_t Db::ActiveExpire(size_t buckets) {
   expired.clear();
   for (size_t i = 0; i < buckets; ++i) {
     expire_cursor_ = table_->Scan(expire_cursor_, [&](Entry* e) {
-      if (IsExpired(e)) expired.push_back(e);
+      if (IsExpired(e) && !Importing(e)) expired.push_back(e);
     });
     if (expire_cursor_ == 0) break;
   }

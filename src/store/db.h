@@ -2,12 +2,14 @@
 // Owned and used by the execution thread only.
 #pragma once
 
+#include <bitset>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string_view>
 #include <vector>
 
+#include "common/crc16.h"
 #include "common/hash.h"
 #include "store/entry.h"
 #include "store/hash_table.h"
@@ -181,6 +183,15 @@ class Db {
   // master sends the DEL): it hides it from reads (kHide), and its master's commands see it
   // as it is (kKeep). Active expiry is the caller's to skip.
   enum class ExpiryMode { kDelete, kHide, kKeep };
+  // Cluster mode: hash slots an atomic slot migration is importing (nullptr: none). Their
+  // keys belong to the source until the hand-off: clients do not see them, and they neither
+  // expire actively nor get evicted here (the source's own deletions arrive in the stream).
+  static void SetImportingSlots(const std::bitset<kClusterSlots>* slots) {
+    importing_slots_ = slots;
+  }
+  static bool Importing(const Entry* e) {
+    return importing_slots_ != nullptr && importing_slots_->test(KeyHashSlot(e->Key()));
+  }
   static void SetExpiryMode(ExpiryMode mode) { expiry_mode_ = mode; }
   static ExpiryMode expiry_mode() { return expiry_mode_; }
 
@@ -225,6 +236,7 @@ class Db {
 
   static inline SnapshotObserver* observer_ = nullptr;
   static inline ExpiryMode expiry_mode_ = ExpiryMode::kDelete;
+  static inline const std::bitset<kClusterSlots>* importing_slots_ = nullptr;
   static inline uint32_t saved_bit_ = 0;  // 0 or Entry::kSnapshotBit
 };
 

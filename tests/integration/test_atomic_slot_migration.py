@@ -250,6 +250,12 @@ def test_writes_during_the_migration_arrive_and_keys_stay_hidden(three):
     # The target holds them but shows none: DBSIZE, KEYS, SCAN, RANDOMKEY.
     wait_for(lambda: c0.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 903)
     assert c0.dbsize() == 0
+    assert c0.keys("*") == [] and c0.scan(0, count=1000) == (0, [])
+    assert c0.randomkey() is None
+    c0.set(f"{TAG[0]}:mine", "x")  # a key of the target's own slot stays visible
+    assert c0.keys("*") == [f"{TAG[0]}:mine"] and c0.dbsize() == 1
+    assert c0.randomkey() == f"{TAG[0]}:mine"
+    c0.delete(f"{TAG[0]}:mine")
     # The source's client links are marked E, the target's i.
     assert "flags=E" in c2.execute_command("CLIENT", "LIST")
     assert "flags=i" in c0.execute_command("CLIENT", "LIST")
@@ -463,3 +469,37 @@ def test_replicas_follow_and_clients_never_see_ask_or_tryagain(start_server):
     wait_for(lambda: client(src_replica).execute_command("CLUSTER", "COUNTKEYSINSLOT",
                                                          "16383") == 0)
     wait_state_ok(nodes)
+
+
+def test_importing_keys_neither_expire_nor_get_evicted_on_the_target(three):
+    nodes, (p0, p1, p2) = three
+    c0, c2 = client(p0), client(p2)
+    c2.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    pipe = c2.pipeline(transaction=False)
+    for i in range(100):
+        pipe.set(f"{TAG[16383]}:t:{i}", "v", px=300)
+    pipe.execute()
+    populate(p0, TAG[0], 100)
+    debug(nodes, "PREVENT-PAUSE", 1)
+    c2.execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", "16383", "16383", "NODE",
+                       node_id(p0))
+    name = job_of(p2, 16383)["name"]
+    wait_field(p2, name, "state", "waiting-to-pause")
+    assert c0.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 100
+    time.sleep(0.5)  # past their TTL: the target's active expiry runs, but leaves them
+    # Eviction on the target takes its own keys only.
+    c0.config_set("maxmemory-policy", "allkeys-random")
+    used = c0.info("memory")["used_memory"]
+    c0.config_set("maxmemory", used - 2000)
+    try:
+        c0.set(f"{TAG[0]}:more", "x" * 100)
+    except redis.ResponseError:
+        pass
+    c0.config_set("maxmemory", 0)
+    assert c0.info("stats")["evicted_keys"] > 0
+    assert c0.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 100
+    # The source's expiry deletes them, and the deletions reach the target.
+    c2.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+    wait_for(lambda: c0.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 0)
+    debug(nodes, "PREVENT-PAUSE", 0)
+    wait_field(p2, name, "state", "success")
