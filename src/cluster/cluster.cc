@@ -423,7 +423,7 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
     return std::string(kind) + " " + std::to_string(slot) + " " + to->ip + ":" +
            std::to_string(PortFor(*to, c));
   };
-  Db* db = server_.db(0);
+  Db* db = server_.db(c->db_index);
   if (owner == myself_) {
     const std::string& target = migrating_[static_cast<size_t>(slot)];
     if (target.empty()) return "";

@@ -117,10 +117,16 @@ void Cluster::ReplyShards(const Client* c, ReplyBuilder& r) const {
 }
 
 void Cluster::Command(Client* c, const std::vector<std::string_view>& args, ReplyBuilder& r) {
-  (void)c;
   RefreshMyAddress();  // a CONFIG SET cluster-announce-* shows at once
   const std::string sub = ToLower(args[1]);
-  Db* db0 = server_.db(0);
+  // COUNTKEYSINSLOT / GETKEYSINSLOT look at the client's database (cluster-databases).
+  Db* db = server_.db(c != nullptr ? c->db_index : 0);
+  auto holds_keys = [&] {
+    for (int i = 0; i < server_.db_count(); ++i) {
+      if (server_.db(i)->Size() != 0) return true;
+    }
+    return false;
+  };
   auto unknown_node = [&](std::string_view id) {
     r.Error("ERR Unknown node " + std::string(id));
   };
@@ -147,7 +153,7 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
       r.Error("ERR Invalid slot");
       return;
     }
-    r.Integer(static_cast<int64_t>(db0->KeysInSlot(slot)));
+    r.Integer(static_cast<int64_t>(db->KeysInSlot(slot)));
   } else if (sub == "getkeysinslot") {
     int slot;
     int64_t count;
@@ -156,7 +162,7 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
       return;
     }
     std::vector<std::string> keys;
-    db0->ForEach([&](const Entry* e) {
+    db->ForEach([&](const Entry* e) {
       if (static_cast<int64_t>(keys.size()) < count && KeyHashSlot(e->Key()) == slot) {
         keys.emplace_back(e->Key());
       }
@@ -242,7 +248,7 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
     SaveConfig(false);
     r.Ok();
   } else if (sub == "flushslots") {
-    if (db0->Size() != 0) {
+    if (holds_keys()) {
       r.Error("ERR DB must be empty to perform CLUSTER FLUSHSLOTS.");
       return;
     }
@@ -311,7 +317,7 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
       r.Error("ERR I can only replicate a master, not a replica.");
       return;
     }
-    if (myself_->is_master() && (myself_->slot_count != 0 || db0->Size() != 0)) {
+    if (myself_->is_master() && (myself_->slot_count != 0 || holds_keys())) {
       r.Error("ERR To set a master the node must be empty and without assigned slots.");
       return;
     }
@@ -398,7 +404,7 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
         }
         if (slots_[s] == myself_ && n != myself_) {
           int64_t left = 0;
-          db0->ForEach([&](const Entry* e) { left += KeyHashSlot(e->Key()) == slot; });
+          for (int i = 0; i < server_.db_count(); ++i) left += server_.db(i)->KeysInSlot(slot);
           if (left != 0) {
             r.Error("ERR Can't assign hashslot " + std::to_string(slot) +
                     " to a different node while I still hold keys for this hash slot.");
@@ -472,7 +478,7 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
       r.Error("ERR syntax error");
       return;
     }
-    if (myself_->is_master() && db0->Size() != 0) {
+    if (myself_->is_master() && holds_keys()) {
       r.Error("ERR CLUSTER RESET can't be called with master nodes containing keys");
       return;
     }

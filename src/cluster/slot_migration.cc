@@ -818,9 +818,9 @@ void SlotMigrations::ImportCommandFailed(Client* c, std::string_view error) {
   Finish(job, "failed", "Command from the source failed: " + std::string(error));
 }
 
-void SlotMigrations::DataFlushed() {
+void SlotMigrations::DataReplaced(const char* why) {
   for (auto& job : jobs_) {
-    if (job->active()) Finish(job.get(), "failed", "Data was flushed");
+    if (job->active()) Finish(job.get(), "failed", why);
   }
 }
 

@@ -95,8 +95,9 @@ class SlotMigrations final : public PropagationSink {
   void ClientClosed(Client* c);
   // A command of the import stream failed on this node (OOM, ...): the import fails.
   void ImportCommandFailed(Client* c, std::string_view error);
-  // FLUSHALL / FLUSHDB ran here: every migration fails ("Data was flushed").
-  void DataFlushed();
+  // FLUSHALL / FLUSHDB (or SWAPDB) ran here: every migration fails with why ("Data was
+  // flushed"): the stream cannot express it per slot.
+  void DataReplaced(const char* why);
   // Slot ownership changed (bus update, SETSLOT): exports whose target took the slots
   // finish, jobs whose slots moved elsewhere fail.
   void SlotsChanged();

@@ -23,10 +23,15 @@ bool ParseSlotArg(std::string_view arg, int* slot) {
   return true;
 }
 
-// Keys per slot of db 0 (the only database in cluster mode), which the keyspace keeps.
-std::vector<uint64_t> KeyCounts(Db* db) {
+// Keys per slot, which the keyspace keeps, over every database (cluster-databases): a slot
+// is the cluster's unit, whatever database its keys are in.
+std::vector<uint64_t> KeyCounts(Server& server) {
   std::vector<uint64_t> counts(kClusterSlots, 0);
-  for (int s = 0; s < kClusterSlots; ++s) counts[static_cast<size_t>(s)] = db->KeysInSlot(s);
+  for (int i = 0; i < server.db_count(); ++i) {
+    Db* db = server.db(i);
+    if (db->Size() == 0) continue;
+    for (int s = 0; s < kClusterSlots; ++s) counts[static_cast<size_t>(s)] += db->KeysInSlot(s);
+  }
   return counts;
 }
 
@@ -78,7 +83,7 @@ void CmdClusterSlotStats(CommandContext& ctx) {
     for (int s = start; s <= end; ++s) {
       if (owned(s)) slots.push_back(s);
     }
-    ReplyStats(ctx, slots, KeyCounts(ctx.server.db(0)), enabled);
+    ReplyStats(ctx, slots, KeyCounts(ctx.server), enabled);
     return;
   }
   if (!EqualsIgnoreCase(ctx.arg(2), "orderby")) {
@@ -125,7 +130,7 @@ void CmdClusterSlotStats(CommandContext& ctx) {
   for (int s = 0; s < kClusterSlots; ++s) {
     if (owned(s)) slots.push_back(s);
   }
-  const std::vector<uint64_t> key_counts = KeyCounts(ctx.server.db(0));
+  const std::vector<uint64_t> key_counts = KeyCounts(ctx.server);
   const std::vector<int> ordered = cluster->slot_stats().Order(
       slots, metric, key_counts, descending, static_cast<size_t>(limit));
   ReplyStats(ctx, ordered, key_counts, enabled);

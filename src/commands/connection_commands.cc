@@ -141,12 +141,13 @@ void CmdSelect(CommandContext& ctx) {
     ctx.reply.Error(errors::kNotInteger);
     return;
   }
-  if (index < 0 || index >= ctx.server.db_count()) {
-    ctx.reply.Error(errors::kDbIndexOutOfRange);
+  // Cluster mode with one database (cluster-databases 1, the default) refuses as Valkey 8.
+  if (ctx.server.cluster() != nullptr && ctx.server.db_count() == 1 && index != 0) {
+    ctx.reply.Error("ERR SELECT is not allowed in cluster mode");
     return;
   }
-  if (ctx.server.cluster() != nullptr && index != 0) {
-    ctx.reply.Error("ERR SELECT is not allowed in cluster mode");
+  if (index < 0 || index >= ctx.server.db_count()) {
+    ctx.reply.Error(errors::kDbIndexOutOfRange);
     return;
   }
   ctx.client.db_index = static_cast<int>(index);

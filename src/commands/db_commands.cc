@@ -72,8 +72,8 @@ void CmdDbSize(CommandContext& ctx) {
 
 // FLUSHDB / FLUSHALL end every atomic slot migration of this node (Valkey 9: the operator
 // retries, which is then quick).
-void FailMigrations(CommandContext& ctx) {
-  if (Cluster* cluster = ctx.server.cluster()) cluster->migrations().DataFlushed();
+void FailMigrations(CommandContext& ctx, const char* why = "Data was flushed") {
+  if (Cluster* cluster = ctx.server.cluster()) cluster->migrations().DataReplaced(why);
 }
 
 // FLUSHDB [ASYNC | SYNC]
@@ -113,6 +113,10 @@ void CmdFlushAll(CommandContext& ctx) {
 
 // SWAPDB index1 index2
 void CmdSwapDb(CommandContext& ctx) {
+  if (ctx.server.cluster() != nullptr && ctx.server.db_count() == 1) {
+    ctx.reply.Error("ERR SWAPDB is not allowed in cluster mode");
+    return;
+  }
   int a, b;
   if (!ParseSwapIndex(ctx, ctx.arg(1), errors::kInvalidFirstDb, &a) ||
       !ParseSwapIndex(ctx, ctx.arg(2), errors::kInvalidSecondDb, &b)) {
@@ -124,6 +128,7 @@ void CmdSwapDb(CommandContext& ctx) {
     return;
   }
   if (a != b) {
+    FailMigrations(ctx, "Databases were swapped");
     ctx.DbReplaced(ctx.server.db(a), ctx.server.db(b));
     ctx.DbReplaced(ctx.server.db(b), ctx.server.db(a));
     ctx.server.db(a)->Swap(*ctx.server.db(b));

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/cluster.h"
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "commands/scan_options.h"
@@ -175,6 +176,11 @@ void CmdCopy(CommandContext& ctx) {
 
 // MOVE key db
 void CmdMove(CommandContext& ctx) {
+  // Cluster mode with one database (cluster-databases 1) refuses before parsing, as Valkey.
+  if (ctx.server.cluster() != nullptr && ctx.server.db_count() == 1) {
+    ctx.reply.Error("ERR MOVE is not allowed in cluster mode");
+    return;
+  }
   std::string_view key = ctx.arg(1);
   Db* target = ParseDbArg(ctx, ctx.arg(2));
   if (target == nullptr) return;

@@ -76,6 +76,7 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"cluster-announce-tls-port", "0", GenericKind::kInt, false, 0, 65535},
     {"cluster-blacklist-ttl", "60", GenericKind::kInt, false, kMin64, kMax64},
     {"cluster-config-file", "nodes.conf", GenericKind::kString, true},
+    {"cluster-databases", "1", GenericKind::kInt, true, 1, kMax32},
     {"cluster-enabled", "no", GenericKind::kBool, true},
     {"cluster-link-sendbuf-limit", "0", GenericKind::kMemory, false, 0, kMax64},
     {"cluster-manual-failover-timeout", "5000", GenericKind::kInt, false, 1, kMax32},

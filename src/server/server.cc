@@ -104,7 +104,11 @@ void Server::InitForTests() {
   start_time_ms_ = NowMs();
   last_save_time_ = start_time_ms_ / 1000;
   run_id_ = RandomHex(40);
-  for (int64_t i = 0; i < config_.databases; ++i) {
+  // Cluster mode has cluster-databases of them (Valkey 9; 1 by default, as before 9.0).
+  const int64_t databases = ConfigValue(config_, "cluster-enabled") == "yes"
+                                ? ConfigValueInt(config_, "cluster-databases", 1)
+                                : config_.databases;
+  for (int64_t i = 0; i < databases; ++i) {
     dbs_.push_back(std::make_unique<Db>(static_cast<int>(i), &keyspace_stats_));
   }
   aof_ = std::make_unique<Aof>(*this);
@@ -158,7 +162,7 @@ bool Server::Init(std::string* error) {
   if (ConfigValue(config_, "cluster-enabled") == "yes") {
     cluster_ = std::make_unique<Cluster>(*this);
     if (!cluster_->Init(error)) return false;
-    dbs_[0]->TrackSlots();  // the cluster's one database: keys per slot from now on
+    for (auto& db : dbs_) db->TrackSlots();  // keys per slot from now on
   }
   loop_.SetTimer(1000 / std::clamp<int64_t>(config_.hz, 1, 500), [this] { Cron(); });
   // A running fork-less snapshot (BGSAVE) gets a slice after each turn's replies are out,
