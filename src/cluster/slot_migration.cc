@@ -18,6 +18,7 @@
 #include "persistence/rdb_writer.h"
 #include "protocol/command_encoder.h"
 #include "protocol/reply_builder.h"
+#include "replication/replication.h"
 #include "server/config.h"
 #include "server/server.h"
 
@@ -283,6 +284,7 @@ void SlotMigrations::SyncSlots(Client* c, const std::vector<std::string_view>& a
                                ReplyBuilder& r) {
   const std::string sub = ToLower(args[2]);
   if (sub == "establish") return Establish(c, args, r);
+  if (sub == "track-import" || sub == "end-import") return ReplicaTrack(c, args, r);
   static const char* const kSteps[] = {"snapshot-eof", "request-pause",    "paused",
                                        "request-failover", "failover-granted", "ack"};
   if (std::find(std::begin(kSteps), std::end(kSteps), sub) == std::end(kSteps)) {
@@ -416,6 +418,70 @@ void SlotMigrations::Establish(Client* c, const std::vector<std::string_view>& a
   c->migration = job.get();
   LogNotice("Slot migration %s: importing slots %s from %.40s", name.c_str(),
             RangesText(job->ranges).c_str(), source.c_str());
+  PropagateImport(job.get(), true);
+  jobs_.push_back(std::move(job));
+  RefreshImporting();
+  r.Ok();
+}
+
+void SlotMigrations::PropagateImport(const SlotMigrationJob* job, bool start) {
+  std::vector<std::string> words = {"CLUSTER", "SYNCSLOTS", start ? "TRACK-IMPORT" : "END-IMPORT",
+                                    job->name};
+  if (start) {
+    words.push_back(job->source_id);
+    words.push_back("SLOTSRANGE");
+    for (const auto& [a, b] : job->ranges) {
+      words.push_back(std::to_string(a));
+      words.push_back(std::to_string(b));
+    }
+  } else {
+    words.push_back(job->state);
+  }
+  server_.propagator().Also(0, std::move(words));
+}
+
+// CLUSTER SYNCSLOTS TRACK-IMPORT <name> <source> SLOTSRANGE ... | END-IMPORT <name> <state>:
+// only from this replica's primary.
+void SlotMigrations::ReplicaTrack(Client* c, const std::vector<std::string_view>& args,
+                                  ReplyBuilder& r) {
+  if (!server_.replication().is_master_client(c)) {
+    r.Error("ERR CLUSTER SYNCSLOTS " + ToUpper(args[2]) +
+            " should only be used by slot migration clients");
+    return;
+  }
+  if (args.size() < 5 || !IsNodeName(args[3])) {
+    r.Error("ERR syntax error");
+    return;
+  }
+  const std::string name(args[3]);
+  if (EqualsIgnoreCase(args[2], "end-import")) {
+    for (auto& job : jobs_) {
+      if (job->replicated && job->active() && job->name == name) {
+        const std::string state(args[4]);
+        Finish(job.get(), state == "success" ? "success" : "failed",
+               state == "success" ? "" : "The import failed on the primary");
+      }
+    }
+    r.Ok();
+    return;
+  }
+  size_t i = 6;
+  std::vector<std::pair<int, int>> ranges;
+  if (args.size() < 8 || !EqualsIgnoreCase(args[5], "slotsrange") || !IsNodeName(args[4]) ||
+      !ParseRanges(args, &i, &ranges).empty() || i != args.size()) {
+    r.Error("ERR syntax error");
+    return;
+  }
+  auto job = std::make_unique<SlotMigrationJob>();
+  job->name = name;
+  job->kind = SlotMigrationJob::Kind::kImport;
+  job->replicated = true;
+  job->ranges = std::move(ranges);
+  job->slots = SlotsOf(job->ranges);
+  job->source_id = std::string(args[4]);
+  job->target_id = cluster_.myself()->master_id;
+  job->create_s = job->update_s = job->ack_s = NowMs() / 1000;
+  job->state = "replicating";
   jobs_.push_back(std::move(job));
   RefreshImporting();
   r.Ok();
@@ -688,7 +754,12 @@ void SlotMigrations::Finish(SlotMigrationJob* job, const char* state, const std:
   }
   if (job->kind == SlotMigrationJob::Kind::kImport) {
     RefreshImporting();
-    if (!success) DeleteSlotKeys(job->slots);
+    // A replica's copy ends with its primary's deletions already applied; a primary (also a
+    // promoted replica) deletes and tells its own replicas.
+    if (cluster_.myself()->is_master()) {
+      if (!success) DeleteSlotKeys(job->slots);
+      PropagateImport(job, false);
+    }
   } else if (success) {
     DeleteSlotKeys(job->slots);
   }
@@ -841,6 +912,9 @@ void SlotMigrations::SlotsChanged() {
       } else if (!mine || !me->is_master()) {
         Finish(job.get(), "failed", "Slots are no longer owned by myself");
       }
+    } else if (job->replicated) {
+      // Promoted before the primary's import ended: the keys are not this shard's.
+      if (me->is_master()) Finish(job.get(), "failed", "A failover occurred during slot import");
     } else {
       if (!me->is_master()) {
         Finish(job.get(), "failed", "A failover occurred during slot import");
@@ -862,7 +936,7 @@ void SlotMigrations::Cron(int64_t now_ms) {
   const int64_t timeout_ms = ConfigValueInt(server_.config(), "repl-timeout", 60) * 1000;
   for (size_t i = 0; i < jobs_.size(); ++i) {
     SlotMigrationJob* job = jobs_[i].get();
-    if (!job->active()) continue;
+    if (!job->active() || job->replicated) continue;
     if (job->client != nullptr && job->client->last_interaction_ms > job->last_io_ms) {
       job->last_io_ms = job->client->last_interaction_ms;
     }

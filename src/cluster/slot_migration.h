@@ -59,6 +59,9 @@ struct SlotMigrationJob {
   std::string state;
   std::string message;
   bool finished = false;  // success, failed or cancelled
+  // A replica's copy of its primary's import (from TRACK-IMPORT in the replication stream):
+  // no link of its own; it ends with END-IMPORT, or fails if this replica is promoted.
+  bool replicated = false;
 
   // The connection to the other side once established (nullptr before and after).
   Client* client = nullptr;
@@ -137,6 +140,10 @@ class SlotMigrations final : public PropagationSink {
 
   // Target side.
   void TakeOver(SlotMigrationJob* job);
+  // Tells this primary's replicas (and AOF) an import started / ended, so a replica hides
+  // the keys meanwhile and drops them if it is promoted before the import ends.
+  void PropagateImport(const SlotMigrationJob* job, bool start);
+  void ReplicaTrack(Client* c, const std::vector<std::string_view>& args, ReplyBuilder& r);
 
   void SetState(SlotMigrationJob* job, const char* state);
   // Ends a job: the message is kept for GETSLOTMIGRATIONS; an import drops its keys, an

@@ -338,7 +338,9 @@ void Server::HandleRead(Client* c, Connection::ReadResult r) {
     return;
   }
   c->last_interaction_ms = NowMs();
-  if (static_cast<int64_t>(c->conn.InputSize()) > config_.client_query_buffer_limit) {
+  // The master's stream and an atomic migration's stream are exempt, as Valkey's primary.
+  if (static_cast<int64_t>(c->conn.InputSize()) > config_.client_query_buffer_limit &&
+      !(c->flags & kClientMaster) && c->migration == nullptr) {
     LogWarning("Closing client that reached max query buffer length: id=%llu addr=%s",
                static_cast<unsigned long long>(c->id), c->addr.c_str());
     ++stats_.client_query_buffer_limit_disconnections;

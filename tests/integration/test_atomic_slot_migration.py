@@ -503,3 +503,49 @@ def test_importing_keys_neither_expire_nor_get_evicted_on_the_target(three):
     wait_for(lambda: c0.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 0)
     debug(nodes, "PREVENT-PAUSE", 0)
     wait_field(p2, name, "state", "success")
+
+
+def replica_of(nodes, primary):
+    for n in nodes:
+        role = client(n).execute_command("ROLE")
+        if role[0] == "slave" and role[2] == primary.port:
+            return n
+    raise AssertionError("no replica")
+
+
+def test_failover_of_either_primary_mid_migration_cancels_it_cleanly(start_server):
+    nodes, (p0, p1, p2) = cluster_of_three(start_server, replicas=1)
+    populate(p2, TAG[16383], 500)
+    debug(nodes, "PREVENT-PAUSE", 1)
+    # The target's replica follows the import: keys hidden, the job listed.
+    client(p2).execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", "16383", "16383",
+                               "NODE", node_id(p0))
+    name = job_of(p2, 16383)["name"]
+    wait_field(p2, name, "state", "waiting-to-pause")
+    r0 = replica_of(nodes, p0)
+    wait_for(lambda: client(r0).execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 500)
+    assert client(r0).dbsize() == 0
+    assert by_name(r0, name)["operation"] == "IMPORT"
+    # The target fails over: the new primary drops the partial keys, the source keeps all.
+    assert client(r0).execute_command("CLUSTER", "FAILOVER") == "OK"
+    wait_field(r0, name, "state", "failed")
+    assert "A failover occurred during slot import" in by_name(r0, name)["message"]
+    wait_field(p2, name, "state", "failed")
+    wait_for(lambda: client(r0).execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 0)
+    wait_for(lambda: client(p0).execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 0)
+    assert client(p2).execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 500
+    assert owner_port(r0, 16383) == p2.port
+    # The source fails over: the target drops what it received; the new source has it all.
+    client(p2).execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", "16383", "16383",
+                               "NODE", node_id(r0))
+    name = job_of(p2, 16383)["name"]
+    wait_field(p2, name, "state", "waiting-to-pause")
+    wait_for(lambda: client(r0).execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 500)
+    r2 = replica_of(nodes, p2)
+    assert client(r2).execute_command("CLUSTER", "FAILOVER") == "OK"
+    wait_field(r0, name, "state", "failed")
+    wait_field(p2, name, "state", "failed")
+    wait_for(lambda: client(r0).execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 0)
+    wait_for(lambda: owner_port(r0, 16383) == r2.port)
+    assert client(r2).execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 500
+    debug(nodes, "PREVENT-PAUSE", 0)
