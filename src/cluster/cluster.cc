@@ -127,6 +127,7 @@ void Cluster::SetSlot(int slot, ClusterNode* owner) {
   owner->slots.set(static_cast<size_t>(slot));
   ++owner->slot_count;
   MarkConfigChanged();
+  owners_changed_ = true;
 }
 
 void Cluster::ClearSlot(int slot) {
@@ -137,6 +138,24 @@ void Cluster::ClearSlot(int slot) {
   --cur->slot_count;
   cur = nullptr;
   MarkConfigChanged();
+  owners_changed_ = true;
+}
+
+void Cluster::AfterSlotChanges() {
+  if (!owners_changed_) return;
+  owners_changed_ = false;
+  migrations_->SlotsChanged();
+  server_.RedirectBlockedClients();
+}
+
+std::string Cluster::BlockedRedirect(const Client* c, const std::vector<std::string>& keys) const {
+  if (keys.empty()) return "";
+  const int slot = KeyHashSlot(keys.front());
+  const ClusterNode* owner = slots_[static_cast<size_t>(slot)];
+  if (owner == nullptr) return "CLUSTERDOWN Hash slot not served";
+  if (owner == myself_ || !importing_[static_cast<size_t>(slot)].empty()) return "";
+  return "MOVED " + std::to_string(slot) + " " + owner->ip + ":" +
+         std::to_string(PortFor(*owner, c));
 }
 
 int Cluster::MasterCount() const {
@@ -345,6 +364,7 @@ void Cluster::Cron() {
     ReplicaMigrationCron(now);
   }
   UpdateState();
+  AfterSlotChanges();
   migrations_->Cron(now);
   if (config_dirty_) SaveConfig(current_epoch_ != saved_epoch_);
 }

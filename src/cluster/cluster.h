@@ -68,6 +68,9 @@ class Cluster {
   // An atomic migration's hand-off: this primary takes the slots in a new config epoch of its
   // own (the claim wins everywhere without a vote) and tells every node at once.
   void ClaimSlots(const std::bitset<kClusterSlots>& slots);
+  // The redirection a client blocked on keys (BLPOP, ...) gets once their slot is served
+  // elsewhere, or "" while it is still served here.
+  std::string BlockedRedirect(const Client* c, const std::vector<std::string>& keys) const;
   // This node, or the primary it replicates: the shard whose slots SLOT-STATS reports.
   bool InMyShard(const ClusterNode* n) const {
     return n != nullptr && (n == myself_ || (myself_->is_replica() && n->id == myself_->master_id));
@@ -82,6 +85,9 @@ class Cluster {
   void DeleteNode(ClusterNode* node);
   void RenameNode(ClusterNode* node, const std::string& id);
   void SetSlot(int slot, ClusterNode* owner);
+  // After slots changed owner: migrations learn it, clients blocked on moved keys are
+  // redirected (as Valkey does in its event loop).
+  void AfterSlotChanges();
   void ClearSlot(int slot);
   int MasterCount() const;  // primaries serving at least one slot (the quorum's base)
   void UpdateState();
@@ -153,6 +159,7 @@ class Cluster {
   uint64_t saved_epoch_ = 0;  // current_epoch_ at the last durable save
   bool state_ok_ = false;
   bool config_dirty_ = false;
+  bool owners_changed_ = false;
   std::string config_file_;
   int64_t node_timeout_ms_ = 15000;
   int bus_fd_ = -1;

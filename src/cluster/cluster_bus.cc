@@ -599,7 +599,7 @@ void Cluster::UpdateSlotsFrom(ClusterNode* sender, std::string_view bitmap, uint
              my_master != sender && (allow || sender_slots == master_before)) {
     SetMyMaster(sender);
   }
-  migrations_->SlotsChanged();
+  AfterSlotChanges();
 }
 
 }  // namespace vireo

@@ -256,6 +256,8 @@ class Server {
   // primary with CLIENT CAPA redirect) and is closed once that is out, as Valkey does, instead
   // of waiting for keys its writes can no longer fill.
   void UnblockAllForReplicaOf();
+  // Cluster mode: clients blocked on keys of slots now served elsewhere get MOVED.
+  void RedirectBlockedClients();
 
   // Lua scripts and functions (scripting/script_engine.h), created on first use.
   ScriptEngine& scripts();

@@ -1,6 +1,7 @@
 // Clients blocked on keys: parking, waking in arrival order, timeouts, CLIENT UNBLOCK.
 #include <algorithm>
 
+#include "cluster/cluster.h"
 #include "commands/context.h"
 #include "commands/command_table.h"
 #include "common/clock.h"
@@ -164,6 +165,23 @@ void Server::UnblockAllForReplicaOf() {
     }
     CountUnblocked(*this, c, true);
     c->flags |= kClientCloseAfterReply;
+    EndBlock(c);
+    QueueWrite(c);
+  }
+}
+
+void Server::RedirectBlockedClients() {
+  if (cluster_ == nullptr) return;
+  std::vector<std::pair<Client*, std::string>> moved;
+  for (auto& [id, c] : clients_) {
+    if (!(c->flags & kClientBlocked) || c->block == nullptr) continue;
+    std::string redirect = cluster_->BlockedRedirect(c, c->block->keys);
+    if (!redirect.empty()) moved.emplace_back(c, std::move(redirect));
+  }
+  for (auto& [c, redirect] : moved) {
+    PrepareUnblockReply(c);
+    c->reply.Error(redirect);
+    CountUnblocked(*this, c, true);
     EndBlock(c);
     QueueWrite(c);
   }

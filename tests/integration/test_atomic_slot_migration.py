@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from cluster_helpers import client, create, node_id, start_nodes, wait_state_ok
-from conftest import wait_for
+from conftest import RespError, wait_for
 
 # Hash tags of known slots (a key "{06S}:x" hashes to slot 0, ...).
 TAG = {0: "{06S}", 1: "{Qi}", 16381: "{0TG}", 16382: "{4oi}", 16383: "{6ZJ}"}
@@ -549,3 +549,35 @@ def test_failover_of_either_primary_mid_migration_cancels_it_cleanly(start_serve
     wait_for(lambda: owner_port(r0, 16383) == r2.port)
     assert client(r2).execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 500
     debug(nodes, "PREVENT-PAUSE", 0)
+
+
+def test_blocked_and_held_clients_get_moved_after_the_hand_off(three):
+    nodes, (p0, p1, p2) = three
+    c2 = client(p2)
+    blocked = p2.raw()
+    blocked.send_command("BLPOP", f"{TAG[16383]}:list", "0")
+    wait_for(lambda: c2.info("clients")["blocked_clients"] == 1)
+    debug(nodes, "PREVENT-FAILOVER", 1)
+    c2.config_set("cluster-manual-failover-timeout", 60000)
+    c2.execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", "16383", "16383", "NODE",
+                       node_id(p0))
+    name = job_of(p2, 16383)["name"]
+    wait_field(p2, name, "state", "failover-granted")
+    # Writes to the slot wait; other slots and reads go on.
+    held = p2.raw()
+    held.send_command("SET", f"{TAG[16383]}:x", "1")
+    assert c2.set(f"{TAG[16382]}:y", "1") is True
+    assert c2.get(f"{TAG[16383]}:missing") is None
+    wait_for(lambda: "flags=b" in c2.execute_command("CLIENT", "LIST"))
+    debug(nodes, "PREVENT-FAILOVER", 0)
+    # The target's grant was dropped while prevented: cancel and start again.
+    c2.execute_command("CLUSTER", "CANCELSLOTMIGRATIONS")
+    wait_field(p2, name, "state", "cancelled")
+    assert held.read_reply() == "OK"  # released: the source still owns the slot
+    c2.execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", "16383", "16383", "NODE",
+                       node_id(p0))
+    name = job_of(p2, 16383)["name"]
+    wait_field(p2, name, "state", "success")
+    reply = blocked.read_reply()
+    assert isinstance(reply, RespError) and str(reply).startswith("MOVED 16383"), reply
+    assert client(p0).get(f"{TAG[16383]}:x") == "1"
