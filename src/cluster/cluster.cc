@@ -473,6 +473,20 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
   return moved("MOVED", owner);
 }
 
+std::string Cluster::SlotRedirect(const Client* c, int slot) const {
+  ClusterNode* owner = slots_[static_cast<size_t>(slot)];
+  if (!state_ok_ && ConfigValue(server_.config(), "cluster-allow-reads-when-down") != "yes") {
+    return owner == nullptr ? "CLUSTERDOWN Hash slot not served" : "CLUSTERDOWN The cluster is down";
+  }
+  if (owner == nullptr) return "CLUSTERDOWN Hash slot not served";
+  if (owner == myself_) return "";
+  if ((c->flags & kClientReadOnlyReplica) && myself_->is_replica() &&
+      myself_->master_id == owner->id) {
+    return "";
+  }
+  return "MOVED " + std::to_string(slot) + " " + owner->ip + ":" + std::to_string(PortFor(*owner, c));
+}
+
 std::string Cluster::InfoFields() const {
   int assigned = 0, pfail = 0, fail = 0;
   for (ClusterNode* owner : slots_) {

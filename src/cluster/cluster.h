@@ -49,6 +49,9 @@ class Cluster {
   // The redirection or refusal c must get instead of running spec with its args (MOVED,
   // ASK, CROSSSLOT, TRYAGAIN, CLUSTERDOWN), or "" when it runs here.
   std::string Redirect(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args);
+  // The redirection or refusal a read of slot by c gets (CLUSTERSCAN routes by its cursor's
+  // slot, not by a key), or "" when this node serves it to c.
+  std::string SlotRedirect(const Client* c, int slot) const;
   // CLUSTER <subcommand>: the reply, written to r.
   void Command(Client* c, const std::vector<std::string_view>& args, ReplyBuilder& r);
   std::string InfoFields() const;
@@ -145,6 +148,9 @@ class Cluster {
   // c: the asking client, whose transport picks the port shown (PortFor).
   void ReplySlots(const Client* c, ReplyBuilder& r) const;
   void ReplyShards(const Client* c, ReplyBuilder& r) const;
+  // n's availability-zone ("" when unset): myself's from the config, so CONFIG SET shows at
+  // once; the others' from their last PING.
+  std::string AvailabilityZone(const ClusterNode& n) const;
 
   Server& server_;
   std::map<std::string, std::unique_ptr<ClusterNode>> nodes_;

@@ -29,6 +29,10 @@ std::string Endpoint(const ClusterNode& n) { return n.ip.empty() ? "?" : n.ip; }
 
 void Cluster::ReplyNodes(ReplyBuilder& r) const { r.Verbatim("txt", NodesText(false)); }
 
+std::string Cluster::AvailabilityZone(const ClusterNode& n) const {
+  return &n == myself_ ? ConfigValue(server_.config(), "availability-zone") : n.availability_zone;
+}
+
 void Cluster::ReplySlots(const Client* c, ReplyBuilder& r) const {
   struct Range {
     int first, last;
@@ -49,7 +53,13 @@ void Cluster::ReplySlots(const Client* c, ReplyBuilder& r) const {
     r.Bulk(Endpoint(n));
     r.Integer(PortFor(n, c));
     r.Bulk(n.id);
-    r.Map(0);
+    // Valkey 9.1: the zone in the networking metadata, only when the node has one.
+    const std::string az = AvailabilityZone(n);
+    r.Map(az.empty() ? 0 : 1);
+    if (!az.empty()) {
+      r.Bulk("availability-zone");
+      r.Bulk(az);
+    }
   };
   r.Array(ranges.size());
   for (const Range& range : ranges) {
@@ -97,7 +107,9 @@ void Cluster::ReplyShards(const Client* c, ReplyBuilder& r) const {
     r.Bulk("nodes");
     r.Array(members.size());
     for (const ClusterNode* n : members) {
-      r.Map(7);
+      // Valkey 9.1: "availability-zone" after the others, only when the node has one.
+      const std::string az = AvailabilityZone(*n);
+      r.Map(az.empty() ? 7 : 8);
       r.Bulk("id");
       r.Bulk(n->id);
       r.Bulk("port");
@@ -112,6 +124,10 @@ void Cluster::ReplyShards(const Client* c, ReplyBuilder& r) const {
       r.Integer(n == myself_ ? server_.replication().offset() : n->repl_offset);
       r.Bulk("health");
       r.Bulk(n->failed() ? "fail" : (n->flags & kNodePfail) ? "loading" : "online");
+      if (!az.empty()) {
+        r.Bulk("availability-zone");
+        r.Bulk(az);
+      }
     }
   }
 }

@@ -24,6 +24,9 @@ namespace {
 
 constexpr size_t kHeaderFields = 13;
 constexpr size_t kGossipFields = 7;
+// An extension record (SendPing): this ID, then "", "0", "0", kNodeNoAddr, the value, "0".
+constexpr std::string_view kExtAvailabilityZone = "ext:availability-zone";
+constexpr size_t kExtValueField = 5;
 
 int64_t Num(std::string_view s) {
   int64_t v = 0;
@@ -322,6 +325,19 @@ void Cluster::SendPing(ClusterLink* link, const char* type) {
     gossip.push_back(std::to_string(node->ping_sent_ms));
     gossip.push_back(std::to_string(node->pong_received_ms));
   }
+  // Facts about the sender beyond the header travel as records shaped like gossip entries
+  // with no address and a flag saying so: a Vireo node without them skips such an entry as
+  // gossip about an unreachable node, so the header stays as older nodes parse it.
+  const std::string az = ConfigValue(server_.config(), "availability-zone");
+  if (!az.empty()) {
+    gossip.push_back(std::string(kExtAvailabilityZone));
+    gossip.push_back("");
+    gossip.push_back("0");
+    gossip.push_back("0");
+    gossip.push_back(std::to_string(kNodeNoAddr));
+    gossip.push_back(az);
+    gossip.push_back("0");
+  }
   for (const std::string& g : gossip) f.push_back(g);
   link->Send(f);
   ++messages_sent_;
@@ -541,10 +557,16 @@ void Cluster::HandlePing(ClusterLink* link, const std::vector<std::string_view>&
     LogVerbose("WARNING: configEpoch collision with node %.40s. configEpoch set to %llu",
                sender->id.c_str(), static_cast<unsigned long long>(myself_->config_epoch));
   }
+  // Extension records: a PING states all of them each time, so one left out is unset.
+  std::string az;
+  for (size_t i = kHeaderFields; i + kGossipFields <= msg.size(); i += kGossipFields) {
+    if (msg[i] == kExtAvailabilityZone) az = std::string(msg[i + kExtValueField]);
+  }
+  sender->availability_zone = std::move(az);
   // Gossip.
   for (size_t i = kHeaderFields; i + kGossipFields <= msg.size(); i += kGossipFields) {
     const std::string id(msg[i]);
-    if (id == myself_->id) continue;
+    if (id == myself_->id || id.starts_with("ext:")) continue;
     const uint32_t gflags = static_cast<uint32_t>(Num(msg[i + 4]));
     ClusterNode* node = Lookup(id);
     if (node != nullptr) {

@@ -42,6 +42,9 @@ struct ClusterNode {
   int64_t data_received_ms = 0;
   int64_t fail_time_ms = 0;
   int64_t repl_offset = 0;
+  // availability-zone as the node announces it in its PINGs ("" when unset); for myself the
+  // config is read instead (Cluster::AvailabilityZone).
+  std::string availability_zone;
   std::bitset<kClusterSlots> slots;
   int slot_count = 0;
   // Primaries that reported this node as failing, with when they said so.

@@ -3,6 +3,8 @@
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "commands/registry.h"
+#include "common/crc16.h"
+#include "common/numbers.h"
 #include "server/server.h"
 
 namespace vireo {
@@ -16,6 +18,12 @@ bool RequireCluster(CommandContext& ctx) {
 }
 
 void CmdCluster(CommandContext& ctx) {
+  // Valkey 9.1 answers CLUSTER KEYSLOT without cluster mode too: it is arithmetic on the key
+  // (the table has checked its arity already).
+  if (ctx.server.cluster() == nullptr && EqualsIgnoreCase(ctx.arg(1), "keyslot")) {
+    ctx.reply.Integer(KeyHashSlot(ctx.arg(2)));
+    return;
+  }
   if (RequireCluster(ctx)) ctx.server.cluster()->Command(&ctx.client, ctx.args, ctx.reply);
 }
 
@@ -103,6 +111,7 @@ void RegisterClusterCommands(CommandTable& t) {
   }
   cluster.subcommands.push_back(ClusterSlotStatsSpec());
   t.Add(std::move(cluster));
+  t.Add(ClusterScanSpec());
   const uint64_t conn = kAclFast | kAclConnection;
   t.Add({.name = "asking", .arity = 1, .flags = kCmdFast, .acl = conn, .handler = CmdAsking,
          .group = "cluster", .summary = "Signals that a cluster client is following an -ASK "

@@ -29,220 +29,221 @@ const KeySpec kKeySpecs[] = {
     /* 14 bzmpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
     /* 15 bzpopmax */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -2, .keystep = 1, .limit = 0},
     /* 16 bzpopmin */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -2, .keystep = 1, .limit = 0},
-    /* 17 copy */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 18 copy */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 19 decr */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 20 decrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 21 del */ {.flags = kKeyRM | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 22 delifeq */ {.flags = kKeyRM | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 23 dump */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 24 eval */ {.notes = "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE", .flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 25 eval_ro */ {.notes = "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS", .flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 26 evalsha */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 27 evalsha_ro */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 28 exists */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 29 expire */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 30 expireat */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 31 expiretime */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 32 fcall */ {.notes = "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE", .flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 33 fcall_ro */ {.notes = "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS", .flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 34 geoadd */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 35 geodist */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 36 geohash */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 37 geopos */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 38 georadius */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 39 georadius */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kKeyword, .keyword = "STORE", .startfrom = 6, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 40 georadius */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kKeyword, .keyword = "STOREDIST", .startfrom = 6, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 41 georadius_ro */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 42 georadiusbymember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 43 georadiusbymember */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kKeyword, .keyword = "STORE", .startfrom = 5, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 44 georadiusbymember */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kKeyword, .keyword = "STOREDIST", .startfrom = 5, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 45 georadiusbymember_ro */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 46 geosearch */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 47 geosearchstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 48 geosearchstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 49 get */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 50 getbit */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 51 getdel */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 52 getex */ {.notes = "RW and UPDATE because it changes the TTL", .flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 53 getrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 54 getset */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 55 hdel */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 56 hexists */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 57 hexpire */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 58 hexpireat */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 59 hexpiretime */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 60 hget */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 61 hgetall */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 62 hgetex */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 63 hincrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 64 hincrbyfloat */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 65 hkeys */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 66 hlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 67 hmget */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 68 hmset */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 69 hpersist */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 70 hpexpire */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 71 hpexpireat */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 72 hpexpiretime */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 73 hpttl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 74 hrandfield */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 75 hscan */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 76 hset */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 77 hsetex */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 78 hsetnx */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 79 hstrlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 80 httl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 81 hvals */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 82 incr */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 83 incrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 84 incrbyfloat */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 85 lcs */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 1, .keystep = 1, .limit = 0},
-    /* 86 lindex */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 87 linsert */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 88 llen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 89 lmove */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 90 lmove */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 91 lmpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 92 lpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 93 lpos */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 94 lpush */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 95 lpushx */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 96 lrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 97 lrem */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 98 lset */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 99 ltrim */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 100 memory|usage */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 101 mget */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 102 migrate */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 3, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 103 migrate */ {.flags = kKeyRW | kKeyAccess | kKeyDelete | kKeyIncomplete, .begin = KeySpec::kKeyword, .keyword = "KEYS", .startfrom = -2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 104 move */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 105 mset */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 2, .limit = 0},
-    /* 106 msetnx */ {.flags = kKeyOW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 2, .limit = 0},
-    /* 107 object|encoding */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 108 object|freq */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 109 object|idletime */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 110 object|refcount */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 111 persist */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 112 pexpire */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 113 pexpireat */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 114 pexpiretime */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 115 pfadd */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 116 pfcount */ {.notes = "RW because it may change the internal representation of the key, and propagate to replicas", .flags = kKeyRW | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 117 pfdebug */ {.flags = kKeyRW | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 118 pfmerge */ {.flags = kKeyRW | kKeyAccess | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 119 pfmerge */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 120 psetex */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 121 pttl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 122 rename */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 123 rename */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 124 renamenx */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 125 renamenx */ {.flags = kKeyOW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 126 restore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 127 restore-asking */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 128 rpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 129 rpoplpush */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 130 rpoplpush */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 131 rpush */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 132 rpushx */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 133 sadd */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 134 scard */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 135 sdiff */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 136 sdiffstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 137 sdiffstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 138 set */ {.notes = "RW and ACCESS due to the optional `GET` argument", .flags = kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 139 setbit */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 140 setex */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 141 setnx */ {.flags = kKeyOW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 142 setrange */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 143 sinter */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 144 sintercard */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 145 sinterstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 146 sinterstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 147 sismember */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 148 smembers */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 149 smismember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 150 smove */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 151 smove */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 152 sort */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 153 sort */ {.notes = "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", .flags = kKeyRO | kKeyAccess, .begin = KeySpec::kUnknown, .find = KeySpec::kUnknown},
-    /* 154 sort */ {.notes = "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array", .flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kUnknown, .find = KeySpec::kUnknown},
-    /* 155 sort_ro */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 156 sort_ro */ {.notes = "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", .flags = kKeyRO | kKeyAccess, .begin = KeySpec::kUnknown, .find = KeySpec::kUnknown},
-    /* 157 spop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 158 spublish */ {.flags = kKeyNotKey, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 159 srandmember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 160 srem */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 161 sscan */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 162 ssubscribe */ {.flags = kKeyNotKey, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 163 strlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 164 substr */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 165 sunion */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 166 sunionstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 167 sunionstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 168 sunsubscribe */ {.flags = kKeyNotKey, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 169 touch */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 170 ttl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 171 type */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 172 unlink */ {.flags = kKeyRM | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 173 watch */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 174 xack */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 175 xadd */ {.notes = "UPDATE instead of INSERT because of the optional trimming feature", .flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 176 xautoclaim */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 177 xclaim */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 178 xdel */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 179 xgroup|create */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 180 xgroup|createconsumer */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 181 xgroup|delconsumer */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 182 xgroup|destroy */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 183 xgroup|setid */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 184 xinfo|consumers */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 185 xinfo|groups */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 186 xinfo|stream */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 187 xlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 188 xpending */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 189 xrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 190 xread */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kKeyword, .keyword = "STREAMS", .startfrom = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 2},
-    /* 191 xreadgroup */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kKeyword, .keyword = "STREAMS", .startfrom = 4, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 2},
-    /* 192 xrevrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 193 xsetid */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 194 xtrim */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 195 zadd */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 196 zcard */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 197 zcount */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 198 zdiff */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 199 zdiffstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 200 zdiffstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 201 zincrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 202 zinter */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 203 zintercard */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 204 zinterstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 205 zinterstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 206 zlexcount */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 207 zmpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 208 zmscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 209 zpopmax */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 210 zpopmin */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 211 zrandmember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 212 zrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 213 zrangebylex */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 214 zrangebyscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 215 zrangestore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 216 zrangestore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 217 zrank */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 218 zrem */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 219 zremrangebylex */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 220 zremrangebyrank */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 221 zremrangebyscore */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 222 zrevrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 223 zrevrangebylex */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 224 zrevrangebyscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 225 zrevrank */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 226 zscan */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 227 zscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 228 zunion */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 229 zunionstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 230 zunionstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 17 clusterscan */ {.flags = kKeyNotKey, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 18 copy */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 19 copy */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 20 decr */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 21 decrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 22 del */ {.flags = kKeyRM | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 23 delifeq */ {.flags = kKeyRM | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 24 dump */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 25 eval */ {.notes = "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE", .flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 26 eval_ro */ {.notes = "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS", .flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 27 evalsha */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 28 evalsha_ro */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 29 exists */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 30 expire */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 31 expireat */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 32 expiretime */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 33 fcall */ {.notes = "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE", .flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 34 fcall_ro */ {.notes = "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS", .flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 35 geoadd */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 36 geodist */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 37 geohash */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 38 geopos */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 39 georadius */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 40 georadius */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kKeyword, .keyword = "STORE", .startfrom = 6, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 41 georadius */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kKeyword, .keyword = "STOREDIST", .startfrom = 6, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 42 georadius_ro */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 43 georadiusbymember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 44 georadiusbymember */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kKeyword, .keyword = "STORE", .startfrom = 5, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 45 georadiusbymember */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kKeyword, .keyword = "STOREDIST", .startfrom = 5, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 46 georadiusbymember_ro */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 47 geosearch */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 48 geosearchstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 49 geosearchstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 50 get */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 51 getbit */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 52 getdel */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 53 getex */ {.notes = "RW and UPDATE because it changes the TTL", .flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 54 getrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 55 getset */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 56 hdel */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 57 hexists */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 58 hexpire */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 59 hexpireat */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 60 hexpiretime */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 61 hget */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 62 hgetall */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 63 hgetex */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 64 hincrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 65 hincrbyfloat */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 66 hkeys */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 67 hlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 68 hmget */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 69 hmset */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 70 hpersist */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 71 hpexpire */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 72 hpexpireat */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 73 hpexpiretime */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 74 hpttl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 75 hrandfield */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 76 hscan */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 77 hset */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 78 hsetex */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 79 hsetnx */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 80 hstrlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 81 httl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 82 hvals */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 83 incr */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 84 incrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 85 incrbyfloat */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 86 lcs */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 1, .keystep = 1, .limit = 0},
+    /* 87 lindex */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 88 linsert */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 89 llen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 90 lmove */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 91 lmove */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 92 lmpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 93 lpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 94 lpos */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 95 lpush */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 96 lpushx */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 97 lrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 98 lrem */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 99 lset */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 100 ltrim */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 101 memory|usage */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 102 mget */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 103 migrate */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 3, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 104 migrate */ {.flags = kKeyRW | kKeyAccess | kKeyDelete | kKeyIncomplete, .begin = KeySpec::kKeyword, .keyword = "KEYS", .startfrom = -2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 105 move */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 106 mset */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 2, .limit = 0},
+    /* 107 msetnx */ {.flags = kKeyOW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 2, .limit = 0},
+    /* 108 object|encoding */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 109 object|freq */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 110 object|idletime */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 111 object|refcount */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 112 persist */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 113 pexpire */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 114 pexpireat */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 115 pexpiretime */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 116 pfadd */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 117 pfcount */ {.notes = "RW because it may change the internal representation of the key, and propagate to replicas", .flags = kKeyRW | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 118 pfdebug */ {.flags = kKeyRW | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 119 pfmerge */ {.flags = kKeyRW | kKeyAccess | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 120 pfmerge */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 121 psetex */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 122 pttl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 123 rename */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 124 rename */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 125 renamenx */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 126 renamenx */ {.flags = kKeyOW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 127 restore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 128 restore-asking */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 129 rpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 130 rpoplpush */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 131 rpoplpush */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 132 rpush */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 133 rpushx */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 134 sadd */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 135 scard */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 136 sdiff */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 137 sdiffstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 138 sdiffstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 139 set */ {.notes = "RW and ACCESS due to the optional `GET` argument", .flags = kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 140 setbit */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 141 setex */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 142 setnx */ {.flags = kKeyOW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 143 setrange */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 144 sinter */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 145 sintercard */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 146 sinterstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 147 sinterstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 148 sismember */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 149 smembers */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 150 smismember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 151 smove */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 152 smove */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 153 sort */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 154 sort */ {.notes = "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", .flags = kKeyRO | kKeyAccess, .begin = KeySpec::kUnknown, .find = KeySpec::kUnknown},
+    /* 155 sort */ {.notes = "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array", .flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kUnknown, .find = KeySpec::kUnknown},
+    /* 156 sort_ro */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 157 sort_ro */ {.notes = "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", .flags = kKeyRO | kKeyAccess, .begin = KeySpec::kUnknown, .find = KeySpec::kUnknown},
+    /* 158 spop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 159 spublish */ {.flags = kKeyNotKey, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 160 srandmember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 161 srem */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 162 sscan */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 163 ssubscribe */ {.flags = kKeyNotKey, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 164 strlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 165 substr */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 166 sunion */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 167 sunionstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 168 sunionstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 169 sunsubscribe */ {.flags = kKeyNotKey, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 170 touch */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 171 ttl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 172 type */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 173 unlink */ {.flags = kKeyRM | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 174 watch */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 175 xack */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 176 xadd */ {.notes = "UPDATE instead of INSERT because of the optional trimming feature", .flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 177 xautoclaim */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 178 xclaim */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 179 xdel */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 180 xgroup|create */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 181 xgroup|createconsumer */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 182 xgroup|delconsumer */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 183 xgroup|destroy */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 184 xgroup|setid */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 185 xinfo|consumers */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 186 xinfo|groups */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 187 xinfo|stream */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 188 xlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 189 xpending */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 190 xrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 191 xread */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kKeyword, .keyword = "STREAMS", .startfrom = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 2},
+    /* 192 xreadgroup */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kKeyword, .keyword = "STREAMS", .startfrom = 4, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 2},
+    /* 193 xrevrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 194 xsetid */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 195 xtrim */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 196 zadd */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 197 zcard */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 198 zcount */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 199 zdiff */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 200 zdiffstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 201 zdiffstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 202 zincrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 203 zinter */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 204 zintercard */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 205 zinterstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 206 zinterstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 207 zlexcount */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 208 zmpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 209 zmscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 210 zpopmax */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 211 zpopmin */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 212 zrandmember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 213 zrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 214 zrangebylex */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 215 zrangebyscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 216 zrangestore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 217 zrangestore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 218 zrank */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 219 zrem */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 220 zremrangebylex */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 221 zremrangebyrank */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 222 zremrangebyscore */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 223 zrevrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 224 zrevrangebylex */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 225 zrevrangebyscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 226 zrevrank */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 227 zscan */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 228 zscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 229 zunion */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 230 zunionstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 231 zunionstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
 };
 
 // Sorted by name (FindCommandDocs searches it).
@@ -1668,7 +1669,51 @@ const CommandDocs kCommandDocs[] = {
      "$since\n" "$3.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"cluster|addslots", "", 17, 0,
+    {"clusterscan", "nondeterministic_output request_policy:special response_policy:special", 17, 1,
+     "%5\n"
+     "$summary\n" "$Iterates over the keys in the cluster.\n"
+     "$since\n" "$9.1.0\n"
+     "$group\n" "$cluster\n"
+     "$complexity\n" "$O(N) where N is the number of elements returned.\n"
+     "$arguments\n"
+       "*5\n"
+         "%3\n"
+         "$name\n" "$cursor\n"
+         "$type\n" "$string\n"
+         "$display_text\n" "$cursor\n"
+         "%5\n"
+         "$name\n" "$match-pattern\n"
+         "$type\n" "$pattern\n"
+         "$display_text\n" "$match-pattern\n"
+         "$token\n" "$MATCH\n"
+         "$flags\n"
+           "~1\n"
+           "+optional\n"
+         "%5\n"
+         "$name\n" "$count\n"
+         "$type\n" "$integer\n"
+         "$display_text\n" "$count\n"
+         "$token\n" "$COUNT\n"
+         "$flags\n"
+           "~1\n"
+           "+optional\n"
+         "%5\n"
+         "$name\n" "$type\n"
+         "$type\n" "$string\n"
+         "$display_text\n" "$type\n"
+         "$token\n" "$TYPE\n"
+         "$flags\n"
+           "~1\n"
+           "+optional\n"
+         "%5\n"
+         "$name\n" "$slot\n"
+         "$type\n" "$integer\n"
+         "$display_text\n" "$slot\n"
+         "$token\n" "$SLOT\n"
+         "$flags\n"
+           "~1\n"
+           "+optional\n"},
+    {"cluster|addslots", "", 18, 0,
      "%5\n"
      "$summary\n" "$Assigns new hash slots to a node.\n"
      "$since\n" "$3.0.0\n"
@@ -1683,7 +1728,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"cluster|addslotsrange", "", 17, 0,
+    {"cluster|addslotsrange", "", 18, 0,
      "%5\n"
      "$summary\n" "$Assigns new hash slot ranges to a node.\n"
      "$since\n" "$7.0.0\n"
@@ -1707,13 +1752,13 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$end-slot\n"
              "$type\n" "$integer\n"
              "$display_text\n" "$end-slot\n"},
-    {"cluster|bumpepoch", "nondeterministic_output", 17, 0,
+    {"cluster|bumpepoch", "nondeterministic_output", 18, 0,
      "%4\n"
      "$summary\n" "$Advances the cluster config epoch.\n"
      "$since\n" "$3.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(1)\n"},
-    {"cluster|count-failure-reports", "nondeterministic_output", 17, 0,
+    {"cluster|count-failure-reports", "nondeterministic_output", 18, 0,
      "%5\n"
      "$summary\n" "$Returns the number of active failure reports active for a node.\n"
      "$since\n" "$3.0.0\n"
@@ -1725,7 +1770,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$node-id\n"
          "$type\n" "$string\n"
          "$display_text\n" "$node-id\n"},
-    {"cluster|countkeysinslot", "", 17, 0,
+    {"cluster|countkeysinslot", "", 18, 0,
      "%5\n"
      "$summary\n" "$Returns the number of keys in a hash slot.\n"
      "$since\n" "$3.0.0\n"
@@ -1737,7 +1782,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$slot\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$slot\n"},
-    {"cluster|delslots", "", 17, 0,
+    {"cluster|delslots", "", 18, 0,
      "%5\n"
      "$summary\n" "$Sets hash slots as unbound for a node.\n"
      "$since\n" "$3.0.0\n"
@@ -1752,7 +1797,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"cluster|delslotsrange", "", 17, 0,
+    {"cluster|delslotsrange", "", 18, 0,
      "%5\n"
      "$summary\n" "$Sets hash slot ranges as unbound for a node.\n"
      "$since\n" "$7.0.0\n"
@@ -1776,7 +1821,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$end-slot\n"
              "$type\n" "$integer\n"
              "$display_text\n" "$end-slot\n"},
-    {"cluster|failover", "", 17, 0,
+    {"cluster|failover", "", 18, 0,
      "%5\n"
      "$summary\n" "$Forces a replica to perform a manual failover of its primary.\n"
      "$since\n" "$3.0.0\n"
@@ -1802,13 +1847,13 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$takeover\n"
              "$token\n" "$TAKEOVER\n"},
-    {"cluster|flushslots", "", 17, 0,
+    {"cluster|flushslots", "", 18, 0,
      "%4\n"
      "$summary\n" "$Deletes all slots information from a node.\n"
      "$since\n" "$3.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(1)\n"},
-    {"cluster|forget", "", 17, 0,
+    {"cluster|forget", "", 18, 0,
      "%5\n"
      "$summary\n" "$Removes a node from the nodes table.\n"
      "$since\n" "$3.0.0\n"
@@ -1820,7 +1865,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$node-id\n"
          "$type\n" "$string\n"
          "$display_text\n" "$node-id\n"},
-    {"cluster|getkeysinslot", "nondeterministic_output", 17, 0,
+    {"cluster|getkeysinslot", "nondeterministic_output", 18, 0,
      "%5\n"
      "$summary\n" "$Returns the key names in a hash slot.\n"
      "$since\n" "$3.0.0\n"
@@ -1836,19 +1881,19 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$count\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$count\n"},
-    {"cluster|help", "", 17, 0,
+    {"cluster|help", "", 18, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(1)\n"},
-    {"cluster|info", "nondeterministic_output", 17, 0,
+    {"cluster|info", "nondeterministic_output", 18, 0,
      "%4\n"
      "$summary\n" "$Returns information about the state of a node.\n"
      "$since\n" "$3.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(1)\n"},
-    {"cluster|keyslot", "", 17, 0,
+    {"cluster|keyslot", "", 18, 0,
      "%5\n"
      "$summary\n" "$Returns the hash slot for a key.\n"
      "$since\n" "$3.0.0\n"
@@ -1860,13 +1905,13 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$key\n"
          "$type\n" "$string\n"
          "$display_text\n" "$key\n"},
-    {"cluster|links", "nondeterministic_output", 17, 0,
+    {"cluster|links", "nondeterministic_output", 18, 0,
      "%4\n"
      "$summary\n" "$Returns a list of all TCP links to and from peer nodes.\n"
      "$since\n" "$7.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(N) where N is the total number of Cluster nodes\n"},
-    {"cluster|meet", "", 17, 0,
+    {"cluster|meet", "", 18, 0,
      "%6\n"
      "$summary\n" "$Forces a node to handshake with another node.\n"
      "$since\n" "$3.0.0\n"
@@ -1895,25 +1940,25 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"cluster|myid", "", 17, 0,
+    {"cluster|myid", "", 18, 0,
      "%4\n"
      "$summary\n" "$Returns the ID of a node.\n"
      "$since\n" "$3.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(1)\n"},
-    {"cluster|myshardid", "nondeterministic_output", 17, 0,
+    {"cluster|myshardid", "nondeterministic_output", 18, 0,
      "%4\n"
      "$summary\n" "$Returns the shard ID of a node.\n"
      "$since\n" "$7.2.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(1)\n"},
-    {"cluster|nodes", "nondeterministic_output", 17, 0,
+    {"cluster|nodes", "nondeterministic_output", 18, 0,
      "%4\n"
      "$summary\n" "$Returns the cluster configuration for a node.\n"
      "$since\n" "$3.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(N) where N is the total number of Cluster nodes\n"},
-    {"cluster|replicas", "nondeterministic_output", 17, 0,
+    {"cluster|replicas", "nondeterministic_output", 18, 0,
      "%5\n"
      "$summary\n" "$Lists the replica nodes of a primary node.\n"
      "$since\n" "$5.0.0\n"
@@ -1925,7 +1970,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$node-id\n"
          "$type\n" "$string\n"
          "$display_text\n" "$node-id\n"},
-    {"cluster|replicate", "", 17, 0,
+    {"cluster|replicate", "", 18, 0,
      "%5\n"
      "$summary\n" "$Configure a node as replica of a primary node.\n"
      "$since\n" "$3.0.0\n"
@@ -1937,7 +1982,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$node-id\n"
          "$type\n" "$string\n"
          "$display_text\n" "$node-id\n"},
-    {"cluster|reset", "", 17, 0,
+    {"cluster|reset", "", 18, 0,
      "%5\n"
      "$summary\n" "$Resets a node.\n"
      "$since\n" "$3.0.0\n"
@@ -1963,13 +2008,13 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$soft\n"
              "$token\n" "$SOFT\n"},
-    {"cluster|saveconfig", "", 17, 0,
+    {"cluster|saveconfig", "", 18, 0,
      "%4\n"
      "$summary\n" "$Forces a node to save the cluster configuration to disk.\n"
      "$since\n" "$3.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(1)\n"},
-    {"cluster|set-config-epoch", "", 17, 0,
+    {"cluster|set-config-epoch", "", 18, 0,
      "%5\n"
      "$summary\n" "$Sets the configuration epoch for a new node.\n"
      "$since\n" "$3.0.0\n"
@@ -1981,7 +2026,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$config-epoch\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$config-epoch\n"},
-    {"cluster|setslot", "", 17, 0,
+    {"cluster|setslot", "", 18, 0,
      "%6\n"
      "$summary\n" "$Binds a hash slot to a node.\n"
      "$since\n" "$3.0.0\n"
@@ -2032,13 +2077,13 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"cluster|shards", "nondeterministic_output", 17, 0,
+    {"cluster|shards", "nondeterministic_output", 18, 0,
      "%4\n"
      "$summary\n" "$Returns the mapping of cluster slots to shards.\n"
      "$since\n" "$7.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(N) where N is the total number of cluster nodes\n"},
-    {"cluster|slaves", "nondeterministic_output", 17, 0,
+    {"cluster|slaves", "nondeterministic_output", 18, 0,
      "%8\n"
      "$summary\n" "$Lists the replica nodes of a primary node.\n"
      "$since\n" "$3.0.0\n"
@@ -2055,7 +2100,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$node-id\n"
          "$type\n" "$string\n"
          "$display_text\n" "$node-id\n"},
-    {"cluster|slot-stats", "nondeterministic_output request_policy:all_shards", 17, 0,
+    {"cluster|slot-stats", "nondeterministic_output request_policy:all_shards", 18, 0,
      "%5\n"
      "$summary\n" "$Return an array of slot usage statistics for slots assigned to the current node.\n"
      "$since\n" "$8.0.0\n"
@@ -2118,7 +2163,7 @@ const CommandDocs kCommandDocs[] = {
                      "$type\n" "$pure-token\n"
                      "$display_text\n" "$desc\n"
                      "$token\n" "$DESC\n"},
-    {"cluster|slots", "nondeterministic_output", 17, 0,
+    {"cluster|slots", "nondeterministic_output", 18, 0,
      "%5\n"
      "$summary\n" "$Returns the mapping of cluster slots to nodes.\n"
      "$since\n" "$3.0.0\n"
@@ -2132,19 +2177,19 @@ const CommandDocs kCommandDocs[] = {
          "*2\n"
          "$7.0.0\n"
          "$Added additional networking metadata field.\n"},
-    {"command", "nondeterministic_output_order", 17, 0,
+    {"command", "nondeterministic_output_order", 18, 0,
      "%4\n"
      "$summary\n" "$Returns detailed information about all commands.\n"
      "$since\n" "$2.8.13\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(N) where N is the total number of commands\n"},
-    {"commandlog", "", 17, 0,
+    {"commandlog", "", 18, 0,
      "%4\n"
      "$summary\n" "$A container for command log commands.\n"
      "$since\n" "$8.1.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"commandlog|get", "request_policy:all_nodes nondeterministic_output", 17, 0,
+    {"commandlog|get", "request_policy:all_nodes nondeterministic_output", 18, 0,
      "%5\n"
      "$summary\n" "$Returns the specified command log's entries.\n"
      "$since\n" "$8.1.0\n"
@@ -2176,13 +2221,13 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$large-reply\n"
              "$token\n" "$large-reply\n"},
-    {"commandlog|help", "", 17, 0,
+    {"commandlog|help", "", 18, 0,
      "%4\n"
      "$summary\n" "$Show helpful text about the different subcommands\n"
      "$since\n" "$8.1.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"commandlog|len", "request_policy:all_nodes response_policy:agg_sum nondeterministic_output", 17, 0,
+    {"commandlog|len", "request_policy:all_nodes response_policy:agg_sum nondeterministic_output", 18, 0,
      "%5\n"
      "$summary\n" "$Returns the number of entries in the specified type of command log.\n"
      "$since\n" "$8.1.0\n"
@@ -2210,7 +2255,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$large-reply\n"
              "$token\n" "$large-reply\n"},
-    {"commandlog|reset", "request_policy:all_nodes response_policy:all_succeeded", 17, 0,
+    {"commandlog|reset", "request_policy:all_nodes response_policy:all_succeeded", 18, 0,
      "%5\n"
      "$summary\n" "$Clears all entries from the specified type of command log.\n"
      "$since\n" "$8.1.0\n"
@@ -2238,13 +2283,13 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$large-reply\n"
              "$token\n" "$large-reply\n"},
-    {"command|count", "", 17, 0,
+    {"command|count", "", 18, 0,
      "%4\n"
      "$summary\n" "$Returns a count of commands.\n"
      "$since\n" "$2.8.13\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"command|docs", "nondeterministic_output_order", 17, 0,
+    {"command|docs", "nondeterministic_output_order", 18, 0,
      "%5\n"
      "$summary\n" "$Returns documentary information about one, multiple or all commands.\n"
      "$since\n" "$7.0.0\n"
@@ -2260,7 +2305,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"command|getkeys", "", 17, 0,
+    {"command|getkeys", "", 18, 0,
      "%5\n"
      "$summary\n" "$Extracts the key names from an arbitrary command.\n"
      "$since\n" "$2.8.13\n"
@@ -2280,7 +2325,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"command|getkeysandflags", "", 17, 0,
+    {"command|getkeysandflags", "", 18, 0,
      "%5\n"
      "$summary\n" "$Extracts the key names and access flags for an arbitrary command.\n"
      "$since\n" "$7.0.0\n"
@@ -2300,13 +2345,13 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"command|help", "", 17, 0,
+    {"command|help", "", 18, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"command|info", "nondeterministic_output_order", 17, 0,
+    {"command|info", "nondeterministic_output_order", 18, 0,
      "%6\n"
      "$summary\n" "$Returns information about one, multiple or all commands.\n"
      "$since\n" "$2.8.13\n"
@@ -2327,7 +2372,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"command|list", "nondeterministic_output_order", 17, 0,
+    {"command|list", "nondeterministic_output_order", 18, 0,
      "%5\n"
      "$summary\n" "$Returns a list of command names.\n"
      "$since\n" "$7.0.0\n"
@@ -2359,13 +2404,13 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pattern\n"
              "$display_text\n" "$pattern\n"
              "$token\n" "$PATTERN\n"},
-    {"config", "", 17, 0,
+    {"config", "", 18, 0,
      "%4\n"
      "$summary\n" "$A container for server configuration commands.\n"
      "$since\n" "$2.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"config|get", "", 17, 0,
+    {"config|get", "", 18, 0,
      "%6\n"
      "$summary\n" "$Returns the effective values of configuration parameters.\n"
      "$since\n" "$2.0.0\n"
@@ -2385,25 +2430,25 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"config|help", "", 17, 0,
+    {"config|help", "", 18, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"config|resetstat", "request_policy:all_nodes response_policy:all_succeeded", 17, 0,
+    {"config|resetstat", "request_policy:all_nodes response_policy:all_succeeded", 18, 0,
      "%4\n"
      "$summary\n" "$Resets the server's statistics.\n"
      "$since\n" "$2.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"config|rewrite", "request_policy:all_nodes response_policy:all_succeeded", 17, 0,
+    {"config|rewrite", "request_policy:all_nodes response_policy:all_succeeded", 18, 0,
      "%4\n"
      "$summary\n" "$Persists the effective configuration to file.\n"
      "$since\n" "$2.8.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"config|set", "request_policy:all_nodes response_policy:all_succeeded", 17, 0,
+    {"config|set", "request_policy:all_nodes response_policy:all_succeeded", 18, 0,
      "%6\n"
      "$summary\n" "$Sets configuration parameters in-flight.\n"
      "$since\n" "$2.0.0\n"
@@ -2432,7 +2477,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$value\n"
              "$type\n" "$string\n"
              "$display_text\n" "$value\n"},
-    {"copy", "", 17, 2,
+    {"copy", "", 18, 2,
      "%5\n"
      "$summary\n" "$Copies the value of a key to a new key.\n"
      "$since\n" "$6.2.0\n"
@@ -2466,13 +2511,13 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"dbsize", "request_policy:all_shards response_policy:agg_sum", 19, 0,
+    {"dbsize", "request_policy:all_shards response_policy:agg_sum", 20, 0,
      "%4\n"
      "$summary\n" "$Returns the number of keys in the database.\n"
      "$since\n" "$1.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"debug", "", 19, 0,
+    {"debug", "", 20, 0,
      "%5\n"
      "$summary\n" "$A container for debugging commands.\n"
      "$since\n" "$1.0.0\n"
@@ -2481,7 +2526,7 @@ const CommandDocs kCommandDocs[] = {
      "$doc_flags\n"
        "~1\n"
        "+syscmd\n"},
-    {"decr", "", 19, 1,
+    {"decr", "", 20, 1,
      "%5\n"
      "$summary\n" "$Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -2494,7 +2539,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"decrby", "", 20, 1,
+    {"decrby", "", 21, 1,
      "%5\n"
      "$summary\n" "$Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -2511,7 +2556,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$decrement\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$decrement\n"},
-    {"del", "request_policy:multi_shard response_policy:agg_sum", 21, 1,
+    {"del", "request_policy:multi_shard response_policy:agg_sum", 22, 1,
      "%5\n"
      "$summary\n" "$Deletes one or more keys.\n"
      "$since\n" "$1.0.0\n"
@@ -2527,7 +2572,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"delifeq", "", 22, 1,
+    {"delifeq", "", 23, 1,
      "%5\n"
      "$summary\n" "$Delete key if value matches string.\n"
      "$since\n" "$9.0.0\n"
@@ -2544,13 +2589,13 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$string\n"
          "$display_text\n" "$value\n"},
-    {"discard", "", 23, 0,
+    {"discard", "", 24, 0,
      "%4\n"
      "$summary\n" "$Discards a transaction.\n"
      "$since\n" "$2.0.0\n"
      "$group\n" "$transactions\n"
      "$complexity\n" "$O(N), when N is the number of queued commands\n"},
-    {"dump", "nondeterministic_output", 23, 1,
+    {"dump", "nondeterministic_output", 24, 1,
      "%5\n"
      "$summary\n" "$Returns a serialized representation of the value stored at a key.\n"
      "$since\n" "$2.6.0\n"
@@ -2563,7 +2608,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"echo", "", 24, 0,
+    {"echo", "", 25, 0,
      "%5\n"
      "$summary\n" "$Returns the given string.\n"
      "$since\n" "$1.0.0\n"
@@ -2575,7 +2620,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$message\n"
          "$type\n" "$string\n"
          "$display_text\n" "$message\n"},
-    {"eval", "", 24, 1,
+    {"eval", "", 25, 1,
      "%5\n"
      "$summary\n" "$Executes a server-side Lua script.\n"
      "$since\n" "$2.6.0\n"
@@ -2608,7 +2653,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"eval_ro", "", 25, 1,
+    {"eval_ro", "", 26, 1,
      "%5\n"
      "$summary\n" "$Executes a read-only server-side Lua script.\n"
      "$since\n" "$7.0.0\n"
@@ -2641,7 +2686,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"evalsha", "", 26, 1,
+    {"evalsha", "", 27, 1,
      "%5\n"
      "$summary\n" "$Executes a server-side Lua script by SHA1 digest.\n"
      "$since\n" "$2.6.0\n"
@@ -2674,7 +2719,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"evalsha_ro", "", 27, 1,
+    {"evalsha_ro", "", 28, 1,
      "%5\n"
      "$summary\n" "$Executes a read-only server-side Lua script by SHA1 digest.\n"
      "$since\n" "$7.0.0\n"
@@ -2707,13 +2752,13 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"exec", "", 28, 0,
+    {"exec", "", 29, 0,
      "%4\n"
      "$summary\n" "$Executes all commands in a transaction.\n"
      "$since\n" "$1.2.0\n"
      "$group\n" "$transactions\n"
      "$complexity\n" "$Depends on commands in the transaction\n"},
-    {"exists", "request_policy:multi_shard response_policy:agg_sum", 28, 1,
+    {"exists", "request_policy:multi_shard response_policy:agg_sum", 29, 1,
      "%6\n"
      "$summary\n" "$Determines whether one or more keys exist.\n"
      "$since\n" "$1.0.0\n"
@@ -2734,7 +2779,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"expire", "", 29, 1,
+    {"expire", "", 30, 1,
      "%6\n"
      "$summary\n" "$Sets the expiration time of a key in seconds.\n"
      "$since\n" "$1.0.0\n"
@@ -2785,7 +2830,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$lt\n"
              "$token\n" "$LT\n"},
-    {"expireat", "", 30, 1,
+    {"expireat", "", 31, 1,
      "%6\n"
      "$summary\n" "$Sets the expiration time of a key to a Unix timestamp.\n"
      "$since\n" "$1.2.0\n"
@@ -2836,7 +2881,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$lt\n"
              "$token\n" "$LT\n"},
-    {"expiretime", "", 31, 1,
+    {"expiretime", "", 32, 1,
      "%5\n"
      "$summary\n" "$Returns the expiration time of a key as a Unix timestamp.\n"
      "$since\n" "$7.0.0\n"
@@ -2849,7 +2894,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"failover", "", 32, 0,
+    {"failover", "", 33, 0,
      "%5\n"
      "$summary\n" "$Starts a coordinated failover from a server to one of its replicas.\n"
      "$since\n" "$6.2.0\n"
@@ -2898,7 +2943,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"fcall", "", 32, 1,
+    {"fcall", "", 33, 1,
      "%5\n"
      "$summary\n" "$Invokes a function.\n"
      "$since\n" "$7.0.0\n"
@@ -2931,7 +2976,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"fcall_ro", "", 33, 1,
+    {"fcall_ro", "", 34, 1,
      "%5\n"
      "$summary\n" "$Invokes a read-only function.\n"
      "$since\n" "$7.0.0\n"
@@ -2964,7 +3009,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"flushall", "request_policy:all_shards response_policy:all_succeeded", 34, 0,
+    {"flushall", "request_policy:all_shards response_policy:all_succeeded", 35, 0,
      "%6\n"
      "$summary\n" "$Removes all keys from all databases.\n"
      "$since\n" "$1.0.0\n"
@@ -3000,7 +3045,7 @@ const CommandDocs kCommandDocs[] = {
              "$display_text\n" "$sync\n"
              "$token\n" "$SYNC\n"
              "$since\n" "$6.2.0\n"},
-    {"flushdb", "request_policy:all_shards response_policy:all_succeeded", 34, 0,
+    {"flushdb", "request_policy:all_shards response_policy:all_succeeded", 35, 0,
      "%6\n"
      "$summary\n" "$Remove all keys from the current database.\n"
      "$since\n" "$1.0.0\n"
@@ -3036,13 +3081,13 @@ const CommandDocs kCommandDocs[] = {
              "$display_text\n" "$sync\n"
              "$token\n" "$SYNC\n"
              "$since\n" "$6.2.0\n"},
-    {"function", "", 34, 0,
+    {"function", "", 35, 0,
      "%4\n"
      "$summary\n" "$A container for function commands.\n"
      "$since\n" "$7.0.0\n"
      "$group\n" "$scripting\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"function|delete", "request_policy:all_shards response_policy:all_succeeded", 34, 0,
+    {"function|delete", "request_policy:all_shards response_policy:all_succeeded", 35, 0,
      "%5\n"
      "$summary\n" "$Deletes a library and its functions.\n"
      "$since\n" "$7.0.0\n"
@@ -3054,13 +3099,13 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$library-name\n"
          "$type\n" "$string\n"
          "$display_text\n" "$library-name\n"},
-    {"function|dump", "", 34, 0,
+    {"function|dump", "", 35, 0,
      "%4\n"
      "$summary\n" "$Dumps all libraries into a serialized binary payload.\n"
      "$since\n" "$7.0.0\n"
      "$group\n" "$scripting\n"
      "$complexity\n" "$O(N) where N is the number of functions\n"},
-    {"function|flush", "request_policy:all_shards response_policy:all_succeeded", 34, 0,
+    {"function|flush", "request_policy:all_shards response_policy:all_succeeded", 35, 0,
      "%5\n"
      "$summary\n" "$Deletes all libraries and functions.\n"
      "$since\n" "$7.0.0\n"
@@ -3086,19 +3131,19 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$sync\n"
              "$token\n" "$SYNC\n"},
-    {"function|help", "", 34, 0,
+    {"function|help", "", 35, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$7.0.0\n"
      "$group\n" "$scripting\n"
      "$complexity\n" "$O(1)\n"},
-    {"function|kill", "request_policy:all_shards response_policy:one_succeeded", 34, 0,
+    {"function|kill", "request_policy:all_shards response_policy:one_succeeded", 35, 0,
      "%4\n"
      "$summary\n" "$Terminates a function during execution.\n"
      "$since\n" "$7.0.0\n"
      "$group\n" "$scripting\n"
      "$complexity\n" "$O(1)\n"},
-    {"function|list", "nondeterministic_output_order", 34, 0,
+    {"function|list", "nondeterministic_output_order", 35, 0,
      "%5\n"
      "$summary\n" "$Returns information about all libraries.\n"
      "$since\n" "$7.0.0\n"
@@ -3122,7 +3167,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"function|load", "request_policy:all_shards response_policy:all_succeeded", 34, 0,
+    {"function|load", "request_policy:all_shards response_policy:all_succeeded", 35, 0,
      "%5\n"
      "$summary\n" "$Creates a library.\n"
      "$since\n" "$7.0.0\n"
@@ -3142,7 +3187,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$function-code\n"
          "$type\n" "$string\n"
          "$display_text\n" "$function-code\n"},
-    {"function|restore", "request_policy:all_shards response_policy:all_succeeded", 34, 0,
+    {"function|restore", "request_policy:all_shards response_policy:all_succeeded", 35, 0,
      "%5\n"
      "$summary\n" "$Restores all libraries from a payload.\n"
      "$since\n" "$7.0.0\n"
@@ -3177,13 +3222,13 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$replace\n"
              "$token\n" "$REPLACE\n"},
-    {"function|stats", "nondeterministic_output request_policy:all_shards response_policy:special", 34, 0,
+    {"function|stats", "nondeterministic_output request_policy:all_shards response_policy:special", 35, 0,
      "%4\n"
      "$summary\n" "$Returns information about a function during execution.\n"
      "$since\n" "$7.0.0\n"
      "$group\n" "$scripting\n"
      "$complexity\n" "$O(1)\n"},
-    {"geoadd", "", 34, 1,
+    {"geoadd", "", 35, 1,
      "%6\n"
      "$summary\n" "$Adds one or more members to a geospatial index. The key is created if it doesn't exist.\n"
      "$since\n" "$3.2.0\n"
@@ -3249,7 +3294,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$member\n"
              "$type\n" "$string\n"
              "$display_text\n" "$member\n"},
-    {"geodist", "", 35, 1,
+    {"geodist", "", 36, 1,
      "%5\n"
      "$summary\n" "$Returns the distance between two members of a geospatial index.\n"
      "$since\n" "$3.2.0\n"
@@ -3298,7 +3343,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$mi\n"
              "$token\n" "$MI\n"},
-    {"geohash", "", 36, 1,
+    {"geohash", "", 37, 1,
      "%5\n"
      "$summary\n" "$Returns members from a geospatial index as geohash strings.\n"
      "$since\n" "$3.2.0\n"
@@ -3319,7 +3364,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"geopos", "", 37, 1,
+    {"geopos", "", 38, 1,
      "%5\n"
      "$summary\n" "$Returns the longitude and latitude of members from a geospatial index.\n"
      "$since\n" "$3.2.0\n"
@@ -3340,7 +3385,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"georadius", "", 38, 3,
+    {"georadius", "", 39, 3,
      "%9\n"
      "$summary\n" "$Queries a geospatial index for members within a distance from a coordinate, optionally stores the result.\n"
      "$since\n" "$3.2.0\n"
@@ -3487,7 +3532,7 @@ const CommandDocs kCommandDocs[] = {
              "$display_text\n" "$key\n"
              "$key_spec_index\n" ":2\n"
              "$token\n" "$STOREDIST\n"},
-    {"georadius_ro", "", 41, 1,
+    {"georadius_ro", "", 42, 1,
      "%9\n"
      "$summary\n" "$Returns members from a geospatial index that are within a distance from a coordinate.\n"
      "$since\n" "$3.2.10\n"
@@ -3614,7 +3659,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$desc\n"
              "$token\n" "$DESC\n"},
-    {"georadiusbymember", "", 42, 3,
+    {"georadiusbymember", "", 43, 3,
      "%9\n"
      "$summary\n" "$Queries a geospatial index for members within a distance from a member, optionally stores the result.\n"
      "$since\n" "$3.2.0\n"
@@ -3756,7 +3801,7 @@ const CommandDocs kCommandDocs[] = {
              "$display_text\n" "$key\n"
              "$key_spec_index\n" ":2\n"
              "$token\n" "$STOREDIST\n"},
-    {"georadiusbymember_ro", "", 45, 1,
+    {"georadiusbymember_ro", "", 46, 1,
      "%9\n"
      "$summary\n" "$Returns members from a geospatial index that are within a distance from a member.\n"
      "$since\n" "$3.2.10\n"
@@ -3878,7 +3923,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$desc\n"
              "$token\n" "$DESC\n"},
-    {"geosearch", "", 46, 1,
+    {"geosearch", "", 47, 1,
      "%6\n"
      "$summary\n" "$Queries a geospatial index for members inside an area of a box or a circle.\n"
      "$since\n" "$6.2.0\n"
@@ -4062,7 +4107,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"geosearchstore", "", 47, 2,
+    {"geosearchstore", "", 48, 2,
      "%6\n"
      "$summary\n" "$Queries a geospatial index for members inside an area of a box or a circle, optionally stores the result.\n"
      "$since\n" "$6.2.0\n"
@@ -4235,7 +4280,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"get", "", 49, 1,
+    {"get", "", 50, 1,
      "%5\n"
      "$summary\n" "$Returns the string value of a key.\n"
      "$since\n" "$1.0.0\n"
@@ -4248,7 +4293,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"getbit", "", 50, 1,
+    {"getbit", "", 51, 1,
      "%5\n"
      "$summary\n" "$Returns a bit value by offset.\n"
      "$since\n" "$2.2.0\n"
@@ -4265,7 +4310,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$offset\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$offset\n"},
-    {"getdel", "", 51, 1,
+    {"getdel", "", 52, 1,
      "%5\n"
      "$summary\n" "$Returns the string value of a key after deleting the key.\n"
      "$since\n" "$6.2.0\n"
@@ -4278,7 +4323,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"getex", "", 52, 1,
+    {"getex", "", 53, 1,
      "%5\n"
      "$summary\n" "$Returns the string value of a key after setting its expiration time.\n"
      "$since\n" "$6.2.0\n"
@@ -4324,7 +4369,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$persist\n"
              "$token\n" "$PERSIST\n"},
-    {"getrange", "", 53, 1,
+    {"getrange", "", 54, 1,
      "%5\n"
      "$summary\n" "$Returns a substring of the string stored at a key.\n"
      "$since\n" "$2.4.0\n"
@@ -4345,7 +4390,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$end\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$end\n"},
-    {"getset", "", 54, 1,
+    {"getset", "", 55, 1,
      "%8\n"
      "$summary\n" "$Returns the previous string value of a key after setting it to a new value.\n"
      "$since\n" "$1.0.0\n"
@@ -4367,7 +4412,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$string\n"
          "$display_text\n" "$value\n"},
-    {"hdel", "", 55, 1,
+    {"hdel", "", 56, 1,
      "%6\n"
      "$summary\n" "$Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.\n"
      "$since\n" "$2.0.0\n"
@@ -4392,7 +4437,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"hello", "", 56, 0,
+    {"hello", "", 57, 0,
      "%6\n"
      "$summary\n" "$Handshakes with the server.\n"
      "$since\n" "$6.0.0\n"
@@ -4442,7 +4487,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+optional\n"},
-    {"hexists", "", 56, 1,
+    {"hexists", "", 57, 1,
      "%5\n"
      "$summary\n" "$Determines whether a field exists in a hash.\n"
      "$since\n" "$2.0.0\n"
@@ -4459,7 +4504,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$field\n"
          "$type\n" "$string\n"
          "$display_text\n" "$field\n"},
-    {"hexpire", "", 57, 1,
+    {"hexpire", "", 58, 1,
      "%5\n"
      "$summary\n" "$Sets expiry time on hash fields.\n"
      "$since\n" "$9.0.0\n"
@@ -4521,7 +4566,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hexpireat", "", 58, 1,
+    {"hexpireat", "", 59, 1,
      "%5\n"
      "$summary\n" "$Sets expiry time on hash fields as a Unix timestamp in seconds.\n"
      "$since\n" "$9.0.0\n"
@@ -4583,7 +4628,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hexpiretime", "", 59, 1,
+    {"hexpiretime", "", 60, 1,
      "%5\n"
      "$summary\n" "$Returns the expiration time of hash fields as a Unix timestamp in seconds.\n"
      "$since\n" "$9.0.0\n"
@@ -4613,7 +4658,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hget", "", 60, 1,
+    {"hget", "", 61, 1,
      "%5\n"
      "$summary\n" "$Returns the value of a field in a hash.\n"
      "$since\n" "$2.0.0\n"
@@ -4630,7 +4675,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$field\n"
          "$type\n" "$string\n"
          "$display_text\n" "$field\n"},
-    {"hgetall", "nondeterministic_output_order", 61, 1,
+    {"hgetall", "nondeterministic_output_order", 62, 1,
      "%5\n"
      "$summary\n" "$Returns all fields and values in a hash.\n"
      "$since\n" "$2.0.0\n"
@@ -4643,7 +4688,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"hgetex", "", 62, 1,
+    {"hgetex", "", 63, 1,
      "%5\n"
      "$summary\n" "$Get the value of one or more fields of a given hash key, and optionally set their expiration time.\n"
      "$since\n" "$9.0.0\n"
@@ -4706,7 +4751,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hincrby", "", 63, 1,
+    {"hincrby", "", 64, 1,
      "%5\n"
      "$summary\n" "$Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.\n"
      "$since\n" "$2.0.0\n"
@@ -4727,7 +4772,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$increment\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$increment\n"},
-    {"hincrbyfloat", "", 64, 1,
+    {"hincrbyfloat", "", 65, 1,
      "%5\n"
      "$summary\n" "$Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.\n"
      "$since\n" "$2.6.0\n"
@@ -4748,7 +4793,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$increment\n"
          "$type\n" "$double\n"
          "$display_text\n" "$increment\n"},
-    {"hkeys", "nondeterministic_output_order", 65, 1,
+    {"hkeys", "nondeterministic_output_order", 66, 1,
      "%5\n"
      "$summary\n" "$Returns all fields in a hash.\n"
      "$since\n" "$2.0.0\n"
@@ -4761,7 +4806,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"hlen", "", 66, 1,
+    {"hlen", "", 67, 1,
      "%5\n"
      "$summary\n" "$Returns the number of fields in a hash.\n"
      "$since\n" "$2.0.0\n"
@@ -4774,7 +4819,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"hmget", "", 67, 1,
+    {"hmget", "", 68, 1,
      "%5\n"
      "$summary\n" "$Returns the values of all fields in a hash.\n"
      "$since\n" "$2.0.0\n"
@@ -4794,7 +4839,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"hmset", "", 68, 1,
+    {"hmset", "", 69, 1,
      "%8\n"
      "$summary\n" "$Sets the values of multiple fields.\n"
      "$since\n" "$2.0.0\n"
@@ -4828,7 +4873,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$value\n"
              "$type\n" "$string\n"
              "$display_text\n" "$value\n"},
-    {"hpersist", "", 69, 1,
+    {"hpersist", "", 70, 1,
      "%5\n"
      "$summary\n" "$Removes the expiration time of hash fields.\n"
      "$since\n" "$9.0.0\n"
@@ -4858,7 +4903,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hpexpire", "", 70, 1,
+    {"hpexpire", "", 71, 1,
      "%5\n"
      "$summary\n" "$Sets expiry time on hash fields in milliseconds.\n"
      "$since\n" "$9.0.0\n"
@@ -4920,7 +4965,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hpexpireat", "", 71, 1,
+    {"hpexpireat", "", 72, 1,
      "%5\n"
      "$summary\n" "$Sets expiry time on hash fields as a Unix timestamp in milliseconds.\n"
      "$since\n" "$9.0.0\n"
@@ -4982,7 +5027,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hpexpiretime", "", 72, 1,
+    {"hpexpiretime", "", 73, 1,
      "%5\n"
      "$summary\n" "$Returns the expiration time of hash fields as a Unix timestamp in milliseconds.\n"
      "$since\n" "$9.0.0\n"
@@ -5012,7 +5057,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hpttl", "", 73, 1,
+    {"hpttl", "", 74, 1,
      "%5\n"
      "$summary\n" "$Returns the remaining time to live in milliseconds of hash fields.\n"
      "$since\n" "$9.0.0\n"
@@ -5042,7 +5087,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hrandfield", "nondeterministic_output", 74, 1,
+    {"hrandfield", "nondeterministic_output", 75, 1,
      "%5\n"
      "$summary\n" "$Returns one or more random fields from a hash.\n"
      "$since\n" "$6.2.0\n"
@@ -5075,7 +5120,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+optional\n"},
-    {"hscan", "nondeterministic_output", 75, 1,
+    {"hscan", "nondeterministic_output", 76, 1,
      "%5\n"
      "$summary\n" "$Iterates over fields and values of a hash.\n"
      "$since\n" "$2.8.0\n"
@@ -5116,7 +5161,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"hset", "", 76, 1,
+    {"hset", "", 77, 1,
      "%6\n"
      "$summary\n" "$Creates or modifies the value of a field in a hash.\n"
      "$since\n" "$2.0.0\n"
@@ -5150,7 +5195,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$value\n"
              "$type\n" "$string\n"
              "$display_text\n" "$value\n"},
-    {"hsetex", "", 77, 1,
+    {"hsetex", "", 78, 1,
      "%5\n"
      "$summary\n" "$Set the value of one or more fields of a given hash key, and optionally set their expiration time.\n"
      "$since\n" "$9.0.0\n"
@@ -5258,7 +5303,7 @@ const CommandDocs kCommandDocs[] = {
                  "$name\n" "$value\n"
                  "$type\n" "$string\n"
                  "$display_text\n" "$value\n"},
-    {"hsetnx", "", 78, 1,
+    {"hsetnx", "", 79, 1,
      "%5\n"
      "$summary\n" "$Sets the value of a field in a hash only when the field doesn't exist.\n"
      "$since\n" "$2.0.0\n"
@@ -5279,7 +5324,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$string\n"
          "$display_text\n" "$value\n"},
-    {"hstrlen", "", 79, 1,
+    {"hstrlen", "", 80, 1,
      "%5\n"
      "$summary\n" "$Returns the length of the value of a field.\n"
      "$since\n" "$3.2.0\n"
@@ -5296,7 +5341,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$field\n"
          "$type\n" "$string\n"
          "$display_text\n" "$field\n"},
-    {"httl", "", 80, 1,
+    {"httl", "", 81, 1,
      "%5\n"
      "$summary\n" "$Returns the remaining time to live in seconds of hash fields.\n"
      "$since\n" "$9.0.0\n"
@@ -5326,7 +5371,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hvals", "nondeterministic_output_order", 81, 1,
+    {"hvals", "nondeterministic_output_order", 82, 1,
      "%5\n"
      "$summary\n" "$Returns all values in a hash.\n"
      "$since\n" "$2.0.0\n"
@@ -5339,7 +5384,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"incr", "", 82, 1,
+    {"incr", "", 83, 1,
      "%5\n"
      "$summary\n" "$Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -5352,7 +5397,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"incrby", "", 83, 1,
+    {"incrby", "", 84, 1,
      "%5\n"
      "$summary\n" "$Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -5369,7 +5414,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$increment\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$increment\n"},
-    {"incrbyfloat", "", 84, 1,
+    {"incrbyfloat", "", 85, 1,
      "%5\n"
      "$summary\n" "$Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.\n"
      "$since\n" "$2.6.0\n"
@@ -5386,7 +5431,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$increment\n"
          "$type\n" "$double\n"
          "$display_text\n" "$increment\n"},
-    {"info", "nondeterministic_output request_policy:all_shards response_policy:special", 85, 0,
+    {"info", "nondeterministic_output request_policy:all_shards response_policy:special", 86, 0,
      "%6\n"
      "$summary\n" "$Returns information and statistics about the server.\n"
      "$since\n" "$1.0.0\n"
@@ -5407,7 +5452,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"keys", "request_policy:all_shards nondeterministic_output_order", 85, 0,
+    {"keys", "request_policy:all_shards nondeterministic_output_order", 86, 0,
      "%5\n"
      "$summary\n" "$Returns all key names that match a pattern.\n"
      "$since\n" "$1.0.0\n"
@@ -5419,25 +5464,25 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$pattern\n"
          "$type\n" "$pattern\n"
          "$display_text\n" "$pattern\n"},
-    {"lastsave", "nondeterministic_output", 85, 0,
+    {"lastsave", "nondeterministic_output", 86, 0,
      "%4\n"
      "$summary\n" "$Returns the Unix timestamp of the last successful save to disk.\n"
      "$since\n" "$1.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"latency", "", 85, 0,
+    {"latency", "", 86, 0,
      "%4\n"
      "$summary\n" "$A container for latency diagnostics commands.\n"
      "$since\n" "$2.8.13\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"latency|doctor", "nondeterministic_output request_policy:all_nodes response_policy:special", 85, 0,
+    {"latency|doctor", "nondeterministic_output request_policy:all_nodes response_policy:special", 86, 0,
      "%4\n"
      "$summary\n" "$Returns a human-readable latency analysis report.\n"
      "$since\n" "$2.8.13\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"latency|graph", "nondeterministic_output request_policy:all_nodes response_policy:special", 85, 0,
+    {"latency|graph", "nondeterministic_output request_policy:all_nodes response_policy:special", 86, 0,
      "%5\n"
      "$summary\n" "$Returns a latency graph for an event.\n"
      "$since\n" "$2.8.13\n"
@@ -5449,13 +5494,13 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$event\n"
          "$type\n" "$string\n"
          "$display_text\n" "$event\n"},
-    {"latency|help", "", 85, 0,
+    {"latency|help", "", 86, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$2.8.13\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"latency|histogram", "nondeterministic_output request_policy:all_nodes response_policy:special", 85, 0,
+    {"latency|histogram", "nondeterministic_output request_policy:all_nodes response_policy:special", 86, 0,
      "%5\n"
      "$summary\n" "$Returns the cumulative distribution of latencies of a subset or all commands.\n"
      "$since\n" "$7.0.0\n"
@@ -5471,7 +5516,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"latency|history", "nondeterministic_output request_policy:all_nodes response_policy:special", 85, 0,
+    {"latency|history", "nondeterministic_output request_policy:all_nodes response_policy:special", 86, 0,
      "%5\n"
      "$summary\n" "$Returns timestamp-latency samples for an event.\n"
      "$since\n" "$2.8.13\n"
@@ -5483,13 +5528,13 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$event\n"
          "$type\n" "$string\n"
          "$display_text\n" "$event\n"},
-    {"latency|latest", "nondeterministic_output request_policy:all_nodes response_policy:special", 85, 0,
+    {"latency|latest", "nondeterministic_output request_policy:all_nodes response_policy:special", 86, 0,
      "%4\n"
      "$summary\n" "$Returns the latest latency samples for all events.\n"
      "$since\n" "$2.8.13\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"latency|reset", "request_policy:all_nodes response_policy:agg_sum", 85, 0,
+    {"latency|reset", "request_policy:all_nodes response_policy:agg_sum", 86, 0,
      "%5\n"
      "$summary\n" "$Resets the latency data for one or more events.\n"
      "$since\n" "$2.8.13\n"
@@ -5505,7 +5550,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"lcs", "", 85, 1,
+    {"lcs", "", 86, 1,
      "%5\n"
      "$summary\n" "$Finds the longest common substring.\n"
      "$since\n" "$7.0.0\n"
@@ -5555,7 +5600,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"lindex", "", 86, 1,
+    {"lindex", "", 87, 1,
      "%5\n"
      "$summary\n" "$Returns an element from a list by its index.\n"
      "$since\n" "$1.0.0\n"
@@ -5572,7 +5617,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$index\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$index\n"},
-    {"linsert", "", 87, 1,
+    {"linsert", "", 88, 1,
      "%5\n"
      "$summary\n" "$Inserts an element before or after another element in a list.\n"
      "$since\n" "$2.2.0\n"
@@ -5608,7 +5653,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$element\n"
          "$type\n" "$string\n"
          "$display_text\n" "$element\n"},
-    {"llen", "", 88, 1,
+    {"llen", "", 89, 1,
      "%5\n"
      "$summary\n" "$Returns the length of a list.\n"
      "$since\n" "$1.0.0\n"
@@ -5621,7 +5666,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"lmove", "", 89, 2,
+    {"lmove", "", 90, 2,
      "%5\n"
      "$summary\n" "$Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.\n"
      "$since\n" "$6.2.0\n"
@@ -5669,7 +5714,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$right\n"
              "$token\n" "$RIGHT\n"},
-    {"lmpop", "", 91, 1,
+    {"lmpop", "", 92, 1,
      "%5\n"
      "$summary\n" "$Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.\n"
      "$since\n" "$7.0.0\n"
@@ -5712,7 +5757,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"lolwut", "", 92, 0,
+    {"lolwut", "", 93, 0,
      "%4\n"
      "$summary\n" "$Displays computer art and the server version\n"
      "$since\n" "$5.0.0\n"
@@ -5727,7 +5772,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"lpop", "", 92, 1,
+    {"lpop", "", 93, 1,
      "%6\n"
      "$summary\n" "$Returns the first elements in a list after removing it. Deletes the list if the last element was popped.\n"
      "$since\n" "$1.0.0\n"
@@ -5753,7 +5798,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"lpos", "", 93, 1,
+    {"lpos", "", 94, 1,
      "%5\n"
      "$summary\n" "$Returns the index of matching elements in a list.\n"
      "$since\n" "$6.0.6\n"
@@ -5794,7 +5839,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"lpush", "", 94, 1,
+    {"lpush", "", 95, 1,
      "%6\n"
      "$summary\n" "$Prepends one or more elements to a list. Creates the key if it doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -5819,7 +5864,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"lpushx", "", 95, 1,
+    {"lpushx", "", 96, 1,
      "%6\n"
      "$summary\n" "$Prepends one or more elements to a list only when the list exists.\n"
      "$since\n" "$2.2.0\n"
@@ -5844,7 +5889,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"lrange", "", 96, 1,
+    {"lrange", "", 97, 1,
      "%5\n"
      "$summary\n" "$Returns a range of elements from a list.\n"
      "$since\n" "$1.0.0\n"
@@ -5865,7 +5910,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$stop\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$stop\n"},
-    {"lrem", "", 97, 1,
+    {"lrem", "", 98, 1,
      "%5\n"
      "$summary\n" "$Removes elements from a list. Deletes the list if the last element was removed.\n"
      "$since\n" "$1.0.0\n"
@@ -5886,7 +5931,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$element\n"
          "$type\n" "$string\n"
          "$display_text\n" "$element\n"},
-    {"lset", "", 98, 1,
+    {"lset", "", 99, 1,
      "%5\n"
      "$summary\n" "$Sets the value of an element in a list by its index.\n"
      "$since\n" "$1.0.0\n"
@@ -5907,7 +5952,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$element\n"
          "$type\n" "$string\n"
          "$display_text\n" "$element\n"},
-    {"ltrim", "", 99, 1,
+    {"ltrim", "", 100, 1,
      "%5\n"
      "$summary\n" "$Removes elements from both ends a list. Deletes the list if all elements were trimmed.\n"
      "$since\n" "$1.0.0\n"
@@ -5928,43 +5973,43 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$stop\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$stop\n"},
-    {"memory", "", 100, 0,
+    {"memory", "", 101, 0,
      "%4\n"
      "$summary\n" "$A container for memory diagnostics commands.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"memory|doctor", "nondeterministic_output request_policy:all_shards response_policy:special", 100, 0,
+    {"memory|doctor", "nondeterministic_output request_policy:all_shards response_policy:special", 101, 0,
      "%4\n"
      "$summary\n" "$Outputs a memory problems report.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"memory|help", "", 100, 0,
+    {"memory|help", "", 101, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"memory|malloc-stats", "nondeterministic_output request_policy:all_shards response_policy:special", 100, 0,
+    {"memory|malloc-stats", "nondeterministic_output request_policy:all_shards response_policy:special", 101, 0,
      "%4\n"
      "$summary\n" "$Returns the allocator statistics.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on how much memory is allocated, could be slow\n"},
-    {"memory|purge", "request_policy:all_shards response_policy:all_succeeded", 100, 0,
+    {"memory|purge", "request_policy:all_shards response_policy:all_succeeded", 101, 0,
      "%4\n"
      "$summary\n" "$Asks the allocator to release memory.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on how much memory is allocated, could be slow\n"},
-    {"memory|stats", "nondeterministic_output request_policy:all_shards response_policy:special", 100, 0,
+    {"memory|stats", "nondeterministic_output request_policy:all_shards response_policy:special", 101, 0,
      "%4\n"
      "$summary\n" "$Returns details about memory usage.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"memory|usage", "", 100, 1,
+    {"memory|usage", "", 101, 1,
      "%5\n"
      "$summary\n" "$Estimates the memory usage of a key.\n"
      "$since\n" "$4.0.0\n"
@@ -5985,7 +6030,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"mget", "request_policy:multi_shard", 101, 1,
+    {"mget", "request_policy:multi_shard", 102, 1,
      "%5\n"
      "$summary\n" "$Atomically returns the string values of one or more keys.\n"
      "$since\n" "$1.0.0\n"
@@ -6001,7 +6046,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"migrate", "nondeterministic_output", 102, 2,
+    {"migrate", "nondeterministic_output", 103, 2,
      "%6\n"
      "$summary\n" "$Atomically transfers a key from one instance to another.\n"
      "$since\n" "$2.6.0\n"
@@ -6112,25 +6157,25 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"module", "", 104, 0,
+    {"module", "", 105, 0,
      "%4\n"
      "$summary\n" "$A container for module commands.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"module|help", "", 104, 0,
+    {"module|help", "", 105, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"module|list", "nondeterministic_output_order", 104, 0,
+    {"module|list", "nondeterministic_output_order", 105, 0,
      "%4\n"
      "$summary\n" "$Returns all loaded modules.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(N) where N is the number of loaded modules.\n"},
-    {"module|load", "", 104, 0,
+    {"module|load", "", 105, 0,
      "%5\n"
      "$summary\n" "$Loads a module.\n"
      "$since\n" "$4.0.0\n"
@@ -6150,7 +6195,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"module|loadex", "", 104, 0,
+    {"module|loadex", "", 105, 0,
      "%5\n"
      "$summary\n" "$Loads a module using extended parameters.\n"
      "$since\n" "$7.0.0\n"
@@ -6190,7 +6235,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"module|unload", "", 104, 0,
+    {"module|unload", "", 105, 0,
      "%5\n"
      "$summary\n" "$Unloads a module.\n"
      "$since\n" "$4.0.0\n"
@@ -6202,12 +6247,12 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$name\n"
          "$type\n" "$string\n"
          "$display_text\n" "$name\n"},
-    {"monitor", "", 104, 0,
+    {"monitor", "", 105, 0,
      "%3\n"
      "$summary\n" "$Listens for all requests received by the server in real-time.\n"
      "$since\n" "$1.0.0\n"
      "$group\n" "$server\n"},
-    {"move", "", 104, 1,
+    {"move", "", 105, 1,
      "%5\n"
      "$summary\n" "$Moves a key to another database.\n"
      "$since\n" "$1.0.0\n"
@@ -6224,7 +6269,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$db\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$db\n"},
-    {"mset", "request_policy:multi_shard response_policy:all_succeeded", 105, 1,
+    {"mset", "request_policy:multi_shard response_policy:all_succeeded", 106, 1,
      "%5\n"
      "$summary\n" "$Atomically creates or modifies the string values of one or more keys.\n"
      "$since\n" "$1.0.1\n"
@@ -6249,7 +6294,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$value\n"
              "$type\n" "$string\n"
              "$display_text\n" "$value\n"},
-    {"msetnx", "", 106, 1,
+    {"msetnx", "", 107, 1,
      "%5\n"
      "$summary\n" "$Atomically modifies the string values of one or more keys only when all keys don't exist.\n"
      "$since\n" "$1.0.1\n"
@@ -6274,19 +6319,19 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$value\n"
              "$type\n" "$string\n"
              "$display_text\n" "$value\n"},
-    {"multi", "", 107, 0,
+    {"multi", "", 108, 0,
      "%4\n"
      "$summary\n" "$Starts a transaction.\n"
      "$since\n" "$1.2.0\n"
      "$group\n" "$transactions\n"
      "$complexity\n" "$O(1)\n"},
-    {"object", "", 107, 0,
+    {"object", "", 108, 0,
      "%4\n"
      "$summary\n" "$A container for object introspection commands.\n"
      "$since\n" "$2.2.3\n"
      "$group\n" "$generic\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"object|encoding", "nondeterministic_output", 107, 1,
+    {"object|encoding", "nondeterministic_output", 108, 1,
      "%5\n"
      "$summary\n" "$Returns the internal encoding of an object.\n"
      "$since\n" "$2.2.3\n"
@@ -6299,7 +6344,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"object|freq", "nondeterministic_output", 108, 1,
+    {"object|freq", "nondeterministic_output", 109, 1,
      "%5\n"
      "$summary\n" "$Returns the logarithmic access frequency counter of an object.\n"
      "$since\n" "$4.0.0\n"
@@ -6312,13 +6357,13 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"object|help", "", 109, 0,
+    {"object|help", "", 110, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$6.2.0\n"
      "$group\n" "$generic\n"
      "$complexity\n" "$O(1)\n"},
-    {"object|idletime", "nondeterministic_output", 109, 1,
+    {"object|idletime", "nondeterministic_output", 110, 1,
      "%5\n"
      "$summary\n" "$Returns the time since the last access to an object.\n"
      "$since\n" "$2.2.3\n"
@@ -6331,7 +6376,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"object|refcount", "nondeterministic_output", 110, 1,
+    {"object|refcount", "nondeterministic_output", 111, 1,
      "%5\n"
      "$summary\n" "$Returns the reference count of a value of a key.\n"
      "$since\n" "$2.2.3\n"
@@ -6344,7 +6389,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"persist", "", 111, 1,
+    {"persist", "", 112, 1,
      "%5\n"
      "$summary\n" "$Removes the expiration time of a key.\n"
      "$since\n" "$2.2.0\n"
@@ -6357,7 +6402,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"pexpire", "", 112, 1,
+    {"pexpire", "", 113, 1,
      "%6\n"
      "$summary\n" "$Sets the expiration time of a key in milliseconds.\n"
      "$since\n" "$2.6.0\n"
@@ -6408,7 +6453,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$lt\n"
              "$token\n" "$LT\n"},
-    {"pexpireat", "", 113, 1,
+    {"pexpireat", "", 114, 1,
      "%6\n"
      "$summary\n" "$Sets the expiration time of a key to a Unix milliseconds timestamp.\n"
      "$since\n" "$2.6.0\n"
@@ -6459,7 +6504,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$lt\n"
              "$token\n" "$LT\n"},
-    {"pexpiretime", "", 114, 1,
+    {"pexpiretime", "", 115, 1,
      "%5\n"
      "$summary\n" "$Returns the expiration time of a key as a Unix milliseconds timestamp.\n"
      "$since\n" "$7.0.0\n"
@@ -6472,7 +6517,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"pfadd", "", 115, 1,
+    {"pfadd", "", 116, 1,
      "%5\n"
      "$summary\n" "$Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.\n"
      "$since\n" "$2.8.9\n"
@@ -6493,7 +6538,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"pfcount", "", 116, 1,
+    {"pfcount", "", 117, 1,
      "%5\n"
      "$summary\n" "$Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).\n"
      "$since\n" "$2.8.9\n"
@@ -6509,7 +6554,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"pfdebug", "", 117, 1,
+    {"pfdebug", "", 118, 1,
      "%6\n"
      "$summary\n" "$Internal commands for debugging HyperLogLog values.\n"
      "$since\n" "$2.8.9\n"
@@ -6529,7 +6574,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"pfmerge", "", 118, 2,
+    {"pfmerge", "", 119, 2,
      "%5\n"
      "$summary\n" "$Merges one or more HyperLogLog values into a single key.\n"
      "$since\n" "$2.8.9\n"
@@ -6551,7 +6596,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"pfselftest", "", 120, 0,
+    {"pfselftest", "", 121, 0,
      "%5\n"
      "$summary\n" "$An internal command for testing HyperLogLog values.\n"
      "$since\n" "$2.8.9\n"
@@ -6560,7 +6605,7 @@ const CommandDocs kCommandDocs[] = {
      "$doc_flags\n"
        "~1\n"
        "+syscmd\n"},
-    {"ping", "request_policy:all_shards response_policy:all_succeeded", 120, 0,
+    {"ping", "request_policy:all_shards response_policy:all_succeeded", 121, 0,
      "%5\n"
      "$summary\n" "$Returns the server's liveliness response.\n"
      "$since\n" "$1.0.0\n"
@@ -6575,7 +6620,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"psetex", "", 120, 1,
+    {"psetex", "", 121, 1,
      "%8\n"
      "$summary\n" "$Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.\n"
      "$since\n" "$2.6.0\n"
@@ -6601,7 +6646,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$string\n"
          "$display_text\n" "$value\n"},
-    {"psubscribe", "", 121, 0,
+    {"psubscribe", "", 122, 0,
      "%5\n"
      "$summary\n" "$Listens for messages published to channels that match one or more patterns.\n"
      "$since\n" "$2.0.0\n"
@@ -6616,7 +6661,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"psync", "", 121, 0,
+    {"psync", "", 122, 0,
      "%4\n"
      "$summary\n" "$An internal command used in replication.\n"
      "$since\n" "$2.8.0\n"
@@ -6631,7 +6676,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$offset\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$offset\n"},
-    {"pttl", "nondeterministic_output", 121, 1,
+    {"pttl", "nondeterministic_output", 122, 1,
      "%6\n"
      "$summary\n" "$Returns the expiration time in milliseconds of a key.\n"
      "$since\n" "$2.6.0\n"
@@ -6649,7 +6694,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"publish", "", 122, 0,
+    {"publish", "", 123, 0,
      "%5\n"
      "$summary\n" "$Posts a message to a channel.\n"
      "$since\n" "$2.0.0\n"
@@ -6665,13 +6710,13 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$message\n"
          "$type\n" "$string\n"
          "$display_text\n" "$message\n"},
-    {"pubsub", "", 122, 0,
+    {"pubsub", "", 123, 0,
      "%4\n"
      "$summary\n" "$A container for Pub/Sub commands.\n"
      "$since\n" "$2.8.0\n"
      "$group\n" "$pubsub\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"pubsub|channels", "", 122, 0,
+    {"pubsub|channels", "", 123, 0,
      "%5\n"
      "$summary\n" "$Returns the active channels.\n"
      "$since\n" "$2.8.0\n"
@@ -6686,19 +6731,19 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"pubsub|help", "", 122, 0,
+    {"pubsub|help", "", 123, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$6.2.0\n"
      "$group\n" "$pubsub\n"
      "$complexity\n" "$O(1)\n"},
-    {"pubsub|numpat", "", 122, 0,
+    {"pubsub|numpat", "", 123, 0,
      "%4\n"
      "$summary\n" "$Returns a count of unique pattern subscriptions.\n"
      "$since\n" "$2.8.0\n"
      "$group\n" "$pubsub\n"
      "$complexity\n" "$O(1)\n"},
-    {"pubsub|numsub", "", 122, 0,
+    {"pubsub|numsub", "", 123, 0,
      "%5\n"
      "$summary\n" "$Returns a count of subscribers to channels.\n"
      "$since\n" "$2.8.0\n"
@@ -6714,7 +6759,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"pubsub|shardchannels", "", 122, 0,
+    {"pubsub|shardchannels", "", 123, 0,
      "%5\n"
      "$summary\n" "$Returns the active shard channels.\n"
      "$since\n" "$7.0.0\n"
@@ -6729,7 +6774,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"pubsub|shardnumsub", "", 122, 0,
+    {"pubsub|shardnumsub", "", 123, 0,
      "%5\n"
      "$summary\n" "$Returns the count of subscribers of shard channels.\n"
      "$since\n" "$7.0.0\n"
@@ -6745,7 +6790,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"punsubscribe", "", 122, 0,
+    {"punsubscribe", "", 123, 0,
      "%5\n"
      "$summary\n" "$Stops listening to messages published to channels that match one or more patterns.\n"
      "$since\n" "$2.0.0\n"
@@ -6761,7 +6806,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"quit", "", 122, 0,
+    {"quit", "", 123, 0,
      "%7\n"
      "$summary\n" "$Closes the connection.\n"
      "$since\n" "$1.0.0\n"
@@ -6772,25 +6817,25 @@ const CommandDocs kCommandDocs[] = {
        "+deprecated\n"
      "$deprecated_since\n" "$7.2.0\n"
      "$replaced_by\n" "$just closing the connection\n"},
-    {"randomkey", "request_policy:all_shards response_policy:special nondeterministic_output", 122, 0,
+    {"randomkey", "request_policy:all_shards response_policy:special nondeterministic_output", 123, 0,
      "%4\n"
      "$summary\n" "$Returns a random key name from the database.\n"
      "$since\n" "$1.0.0\n"
      "$group\n" "$generic\n"
      "$complexity\n" "$O(1)\n"},
-    {"readonly", "", 122, 0,
+    {"readonly", "", 123, 0,
      "%4\n"
      "$summary\n" "$Enables read-only queries for a connection to a Valkey replica node.\n"
      "$since\n" "$3.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(1)\n"},
-    {"readwrite", "", 122, 0,
+    {"readwrite", "", 123, 0,
      "%4\n"
      "$summary\n" "$Enables read-write queries for a connection to a Valkey replica node.\n"
      "$since\n" "$3.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(1)\n"},
-    {"rename", "", 122, 2,
+    {"rename", "", 123, 2,
      "%5\n"
      "$summary\n" "$Renames a key and overwrites the destination.\n"
      "$since\n" "$1.0.0\n"
@@ -6808,7 +6853,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$newkey\n"
          "$key_spec_index\n" ":1\n"},
-    {"renamenx", "", 124, 2,
+    {"renamenx", "", 125, 2,
      "%6\n"
      "$summary\n" "$Renames a key only when the target key name doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -6831,7 +6876,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$newkey\n"
          "$key_spec_index\n" ":1\n"},
-    {"replconf", "", 126, 0,
+    {"replconf", "", 127, 0,
      "%5\n"
      "$summary\n" "$An internal command for configuring the replication stream.\n"
      "$since\n" "$3.0.0\n"
@@ -6840,7 +6885,7 @@ const CommandDocs kCommandDocs[] = {
      "$doc_flags\n"
        "~1\n"
        "+syscmd\n"},
-    {"replicaof", "", 126, 0,
+    {"replicaof", "", 127, 0,
      "%5\n"
      "$summary\n" "$Configures a server as replica of another, or promotes it to a primary.\n"
      "$since\n" "$5.0.0\n"
@@ -6881,13 +6926,13 @@ const CommandDocs kCommandDocs[] = {
                  "$type\n" "$pure-token\n"
                  "$display_text\n" "$one\n"
                  "$token\n" "$ONE\n"},
-    {"reset", "", 126, 0,
+    {"reset", "", 127, 0,
      "%4\n"
      "$summary\n" "$Resets the connection.\n"
      "$since\n" "$6.2.0\n"
      "$group\n" "$connection\n"
      "$complexity\n" "$O(1)\n"},
-    {"restore", "", 126, 1,
+    {"restore", "", 127, 1,
      "%6\n"
      "$summary\n" "$Creates a key from the serialized representation of a value.\n"
      "$since\n" "$2.6.0\n"
@@ -6955,7 +7000,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"restore-asking", "", 127, 1,
+    {"restore-asking", "", 128, 1,
      "%7\n"
      "$summary\n" "$An internal command for migrating keys in a cluster.\n"
      "$since\n" "$3.0.0\n"
@@ -7026,13 +7071,13 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"role", "", 128, 0,
+    {"role", "", 129, 0,
      "%4\n"
      "$summary\n" "$Returns the replication role.\n"
      "$since\n" "$2.8.12\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"rpop", "", 128, 1,
+    {"rpop", "", 129, 1,
      "%6\n"
      "$summary\n" "$Returns and removes the last elements of a list. Deletes the list if the last element was popped.\n"
      "$since\n" "$1.0.0\n"
@@ -7058,7 +7103,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"rpoplpush", "", 129, 2,
+    {"rpoplpush", "", 130, 2,
      "%8\n"
      "$summary\n" "$Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped.\n"
      "$since\n" "$1.2.0\n"
@@ -7081,7 +7126,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$destination\n"
          "$key_spec_index\n" ":1\n"},
-    {"rpush", "", 131, 1,
+    {"rpush", "", 132, 1,
      "%6\n"
      "$summary\n" "$Appends one or more elements to a list. Creates the key if it doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -7106,7 +7151,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"rpushx", "", 132, 1,
+    {"rpushx", "", 133, 1,
      "%6\n"
      "$summary\n" "$Appends an element to a list only when the list exists.\n"
      "$since\n" "$2.2.0\n"
@@ -7131,7 +7176,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sadd", "", 133, 1,
+    {"sadd", "", 134, 1,
      "%6\n"
      "$summary\n" "$Adds one or more members to a set. Creates the key if it doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -7156,13 +7201,13 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"save", "", 134, 0,
+    {"save", "", 135, 0,
      "%4\n"
      "$summary\n" "$Synchronously saves the database(s) to disk.\n"
      "$since\n" "$1.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(N) where N is the total number of keys in all databases\n"},
-    {"scan", "nondeterministic_output request_policy:special response_policy:special", 134, 0,
+    {"scan", "nondeterministic_output request_policy:special response_policy:special", 135, 0,
      "%6\n"
      "$summary\n" "$Iterates over the key names in the database.\n"
      "$since\n" "$2.8.0\n"
@@ -7204,7 +7249,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"scard", "", 134, 1,
+    {"scard", "", 135, 1,
      "%5\n"
      "$summary\n" "$Returns the number of members in a set.\n"
      "$since\n" "$1.0.0\n"
@@ -7217,13 +7262,13 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"script", "", 135, 0,
+    {"script", "", 136, 0,
      "%4\n"
      "$summary\n" "$A container for Lua scripts management commands.\n"
      "$since\n" "$2.6.0\n"
      "$group\n" "$scripting\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"script|debug", "", 135, 0,
+    {"script|debug", "", 136, 0,
      "%5\n"
      "$summary\n" "$Sets the debug mode of server-side Lua scripts.\n"
      "$since\n" "$3.2.0\n"
@@ -7251,7 +7296,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$no\n"
              "$token\n" "$NO\n"},
-    {"script|exists", "request_policy:all_shards response_policy:agg_logical_and", 135, 0,
+    {"script|exists", "request_policy:all_shards response_policy:agg_logical_and", 136, 0,
      "%5\n"
      "$summary\n" "$Determines whether server-side Lua scripts exist in the script cache.\n"
      "$since\n" "$2.6.0\n"
@@ -7266,7 +7311,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"script|flush", "request_policy:all_nodes response_policy:all_succeeded", 135, 0,
+    {"script|flush", "request_policy:all_nodes response_policy:all_succeeded", 136, 0,
      "%6\n"
      "$summary\n" "$Removes all server-side Lua scripts from the script cache.\n"
      "$since\n" "$2.6.0\n"
@@ -7298,19 +7343,19 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$sync\n"
              "$token\n" "$SYNC\n"},
-    {"script|help", "", 135, 0,
+    {"script|help", "", 136, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$scripting\n"
      "$complexity\n" "$O(1)\n"},
-    {"script|kill", "request_policy:all_shards response_policy:one_succeeded", 135, 0,
+    {"script|kill", "request_policy:all_shards response_policy:one_succeeded", 136, 0,
      "%4\n"
      "$summary\n" "$Terminates a server-side Lua script during execution.\n"
      "$since\n" "$2.6.0\n"
      "$group\n" "$scripting\n"
      "$complexity\n" "$O(1)\n"},
-    {"script|load", "request_policy:all_nodes response_policy:all_succeeded", 135, 0,
+    {"script|load", "request_policy:all_nodes response_policy:all_succeeded", 136, 0,
      "%5\n"
      "$summary\n" "$Loads a server-side Lua script to the script cache.\n"
      "$since\n" "$2.6.0\n"
@@ -7322,7 +7367,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$script\n"
          "$type\n" "$string\n"
          "$display_text\n" "$script\n"},
-    {"script|show", "", 135, 0,
+    {"script|show", "", 136, 0,
      "%5\n"
      "$summary\n" "$Show server-side Lua script in the script cache.\n"
      "$since\n" "$8.0.0\n"
@@ -7334,7 +7379,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$sha1\n"
          "$type\n" "$string\n"
          "$display_text\n" "$sha1\n"},
-    {"sdiff", "nondeterministic_output_order", 135, 1,
+    {"sdiff", "nondeterministic_output_order", 136, 1,
      "%5\n"
      "$summary\n" "$Returns the difference of multiple sets.\n"
      "$since\n" "$1.0.0\n"
@@ -7350,7 +7395,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sdiffstore", "", 136, 2,
+    {"sdiffstore", "", 137, 2,
      "%5\n"
      "$summary\n" "$Stores the difference of multiple sets in a key.\n"
      "$since\n" "$1.0.0\n"
@@ -7371,7 +7416,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"select", "", 138, 0,
+    {"select", "", 139, 0,
      "%5\n"
      "$summary\n" "$Changes the selected database.\n"
      "$since\n" "$1.0.0\n"
@@ -7383,7 +7428,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$index\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$index\n"},
-    {"set", "", 138, 1,
+    {"set", "", 139, 1,
      "%6\n"
      "$summary\n" "$Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -7480,7 +7525,7 @@ const CommandDocs kCommandDocs[] = {
              "$display_text\n" "$keepttl\n"
              "$token\n" "$KEEPTTL\n"
              "$since\n" "$6.0.0\n"},
-    {"setbit", "", 139, 1,
+    {"setbit", "", 140, 1,
      "%5\n"
      "$summary\n" "$Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.\n"
      "$since\n" "$2.2.0\n"
@@ -7501,7 +7546,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$value\n"},
-    {"setex", "", 140, 1,
+    {"setex", "", 141, 1,
      "%8\n"
      "$summary\n" "$Sets the string value and expiration time of a key. Creates the key if it doesn't exist.\n"
      "$since\n" "$2.0.0\n"
@@ -7527,7 +7572,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$string\n"
          "$display_text\n" "$value\n"},
-    {"setnx", "", 141, 1,
+    {"setnx", "", 142, 1,
      "%8\n"
      "$summary\n" "$Set the string value of a key only when the key doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -7549,7 +7594,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$string\n"
          "$display_text\n" "$value\n"},
-    {"setrange", "", 142, 1,
+    {"setrange", "", 143, 1,
      "%5\n"
      "$summary\n" "$Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.\n"
      "$since\n" "$2.2.0\n"
@@ -7570,7 +7615,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$string\n"
          "$display_text\n" "$value\n"},
-    {"shutdown", "", 143, 0,
+    {"shutdown", "", 144, 0,
      "%6\n"
      "$summary\n" "$Synchronously saves the database(s) to disk and shuts down the server.\n"
      "$since\n" "$1.0.0\n"
@@ -7638,7 +7683,7 @@ const CommandDocs kCommandDocs[] = {
              "$display_text\n" "$abort\n"
              "$token\n" "$ABORT\n"
              "$since\n" "$7.0.0\n"},
-    {"sinter", "nondeterministic_output_order", 143, 1,
+    {"sinter", "nondeterministic_output_order", 144, 1,
      "%5\n"
      "$summary\n" "$Returns the intersect of multiple sets.\n"
      "$since\n" "$1.0.0\n"
@@ -7654,7 +7699,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sintercard", "", 144, 1,
+    {"sintercard", "", 145, 1,
      "%5\n"
      "$summary\n" "$Returns the number of members of the intersect of multiple sets.\n"
      "$since\n" "$7.0.0\n"
@@ -7682,7 +7727,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"sinterstore", "", 145, 2,
+    {"sinterstore", "", 146, 2,
      "%5\n"
      "$summary\n" "$Stores the intersect of multiple sets in a key.\n"
      "$since\n" "$1.0.0\n"
@@ -7703,7 +7748,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sismember", "", 147, 1,
+    {"sismember", "", 148, 1,
      "%5\n"
      "$summary\n" "$Determines whether a member belongs to a set.\n"
      "$since\n" "$1.0.0\n"
@@ -7720,7 +7765,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$member\n"
          "$type\n" "$string\n"
          "$display_text\n" "$member\n"},
-    {"slaveof", "", 148, 0,
+    {"slaveof", "", 149, 0,
      "%8\n"
      "$summary\n" "$Sets a server as a replica of another, or promotes it to being a primary.\n"
      "$since\n" "$1.0.0\n"
@@ -7766,13 +7811,13 @@ const CommandDocs kCommandDocs[] = {
                  "$type\n" "$pure-token\n"
                  "$display_text\n" "$one\n"
                  "$token\n" "$ONE\n"},
-    {"slowlog", "", 148, 0,
+    {"slowlog", "", 149, 0,
      "%4\n"
      "$summary\n" "$A container for slow log commands.\n"
      "$since\n" "$2.2.12\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"slowlog|get", "request_policy:all_nodes nondeterministic_output", 148, 0,
+    {"slowlog|get", "request_policy:all_nodes nondeterministic_output", 149, 0,
      "%6\n"
      "$summary\n" "$Returns the slow log's entries.\n"
      "$since\n" "$2.2.12\n"
@@ -7792,25 +7837,25 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"slowlog|help", "", 148, 0,
+    {"slowlog|help", "", 149, 0,
      "%4\n"
      "$summary\n" "$Show helpful text about the different subcommands\n"
      "$since\n" "$6.2.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"slowlog|len", "request_policy:all_nodes response_policy:agg_sum nondeterministic_output", 148, 0,
+    {"slowlog|len", "request_policy:all_nodes response_policy:agg_sum nondeterministic_output", 149, 0,
      "%4\n"
      "$summary\n" "$Returns the number of entries in the slow log.\n"
      "$since\n" "$2.2.12\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"slowlog|reset", "request_policy:all_nodes response_policy:all_succeeded", 148, 0,
+    {"slowlog|reset", "request_policy:all_nodes response_policy:all_succeeded", 149, 0,
      "%4\n"
      "$summary\n" "$Clears all entries from the slow log.\n"
      "$since\n" "$2.2.12\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(N) where N is the number of entries in the slowlog\n"},
-    {"smembers", "nondeterministic_output_order", 148, 1,
+    {"smembers", "nondeterministic_output_order", 149, 1,
      "%5\n"
      "$summary\n" "$Returns all members of a set.\n"
      "$since\n" "$1.0.0\n"
@@ -7823,7 +7868,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"smismember", "", 149, 1,
+    {"smismember", "", 150, 1,
      "%5\n"
      "$summary\n" "$Determines whether multiple members belong to a set.\n"
      "$since\n" "$6.2.0\n"
@@ -7843,7 +7888,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"smove", "", 150, 2,
+    {"smove", "", 151, 2,
      "%5\n"
      "$summary\n" "$Moves a member from one set to another.\n"
      "$since\n" "$1.0.0\n"
@@ -7865,7 +7910,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$member\n"
          "$type\n" "$string\n"
          "$display_text\n" "$member\n"},
-    {"sort", "", 152, 3,
+    {"sort", "", 153, 3,
      "%5\n"
      "$summary\n" "$Sorts the elements in a list, a set, or a sorted set, optionally storing the result.\n"
      "$since\n" "$1.0.0\n"
@@ -7950,7 +7995,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"sort_ro", "", 155, 2,
+    {"sort_ro", "", 156, 2,
      "%5\n"
      "$summary\n" "$Returns the sorted elements of a list, a set, or a sorted set.\n"
      "$since\n" "$7.0.0\n"
@@ -8026,7 +8071,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"spop", "nondeterministic_output", 157, 1,
+    {"spop", "nondeterministic_output", 158, 1,
      "%6\n"
      "$summary\n" "$Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.\n"
      "$since\n" "$1.0.0\n"
@@ -8052,7 +8097,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"spublish", "", 158, 1,
+    {"spublish", "", 159, 1,
      "%5\n"
      "$summary\n" "$Post a message to a shard channel\n"
      "$since\n" "$7.0.0\n"
@@ -8068,7 +8113,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$message\n"
          "$type\n" "$string\n"
          "$display_text\n" "$message\n"},
-    {"srandmember", "nondeterministic_output", 159, 1,
+    {"srandmember", "nondeterministic_output", 160, 1,
      "%6\n"
      "$summary\n" "$Get one or multiple random members from a set\n"
      "$since\n" "$1.0.0\n"
@@ -8094,7 +8139,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"srem", "", 160, 1,
+    {"srem", "", 161, 1,
      "%6\n"
      "$summary\n" "$Removes one or more members from a set. Deletes the set if the last member was removed.\n"
      "$since\n" "$1.0.0\n"
@@ -8119,7 +8164,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sscan", "nondeterministic_output", 161, 1,
+    {"sscan", "nondeterministic_output", 162, 1,
      "%5\n"
      "$summary\n" "$Iterates over members of a set.\n"
      "$since\n" "$2.8.0\n"
@@ -8152,7 +8197,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"ssubscribe", "", 162, 1,
+    {"ssubscribe", "", 163, 1,
      "%5\n"
      "$summary\n" "$Listens for messages published to shard channels.\n"
      "$since\n" "$7.0.0\n"
@@ -8167,7 +8212,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"strlen", "", 163, 1,
+    {"strlen", "", 164, 1,
      "%5\n"
      "$summary\n" "$Returns the length of a string value.\n"
      "$since\n" "$2.2.0\n"
@@ -8180,7 +8225,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"subscribe", "", 164, 0,
+    {"subscribe", "", 165, 0,
      "%5\n"
      "$summary\n" "$Listens for messages published to channels.\n"
      "$since\n" "$2.0.0\n"
@@ -8195,7 +8240,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"substr", "", 164, 1,
+    {"substr", "", 165, 1,
      "%8\n"
      "$summary\n" "$Returns a substring from a string value.\n"
      "$since\n" "$1.0.0\n"
@@ -8221,7 +8266,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$end\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$end\n"},
-    {"sunion", "nondeterministic_output_order", 165, 1,
+    {"sunion", "nondeterministic_output_order", 166, 1,
      "%5\n"
      "$summary\n" "$Returns the union of multiple sets.\n"
      "$since\n" "$1.0.0\n"
@@ -8237,7 +8282,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sunionstore", "", 166, 2,
+    {"sunionstore", "", 167, 2,
      "%5\n"
      "$summary\n" "$Stores the union of multiple sets in a key.\n"
      "$since\n" "$1.0.0\n"
@@ -8258,7 +8303,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sunsubscribe", "", 168, 1,
+    {"sunsubscribe", "", 169, 1,
      "%5\n"
      "$summary\n" "$Stops listening to messages posted to shard channels.\n"
      "$since\n" "$7.0.0\n"
@@ -8274,7 +8319,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"swapdb", "", 169, 0,
+    {"swapdb", "", 170, 0,
      "%5\n"
      "$summary\n" "$Swaps two databases.\n"
      "$since\n" "$4.0.0\n"
@@ -8290,18 +8335,18 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$index2\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$index2\n"},
-    {"sync", "", 169, 0,
+    {"sync", "", 170, 0,
      "%3\n"
      "$summary\n" "$An internal command used in replication.\n"
      "$since\n" "$1.0.0\n"
      "$group\n" "$server\n"},
-    {"time", "nondeterministic_output", 169, 0,
+    {"time", "nondeterministic_output", 170, 0,
      "%4\n"
      "$summary\n" "$Returns the server time.\n"
      "$since\n" "$2.6.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"touch", "request_policy:multi_shard response_policy:agg_sum", 169, 1,
+    {"touch", "request_policy:multi_shard response_policy:agg_sum", 170, 1,
      "%5\n"
      "$summary\n" "$Returns the number of existing keys out of those specified after updating the time they were last accessed.\n"
      "$since\n" "$3.2.1\n"
@@ -8317,7 +8362,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"ttl", "nondeterministic_output", 170, 1,
+    {"ttl", "nondeterministic_output", 171, 1,
      "%6\n"
      "$summary\n" "$Returns the expiration time in seconds of a key.\n"
      "$since\n" "$1.0.0\n"
@@ -8335,7 +8380,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"type", "", 171, 1,
+    {"type", "", 172, 1,
      "%5\n"
      "$summary\n" "$Determines the type of value stored at a key.\n"
      "$since\n" "$1.0.0\n"
@@ -8348,7 +8393,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"unlink", "request_policy:multi_shard response_policy:agg_sum", 172, 1,
+    {"unlink", "request_policy:multi_shard response_policy:agg_sum", 173, 1,
      "%5\n"
      "$summary\n" "$Asynchronously deletes one or more keys.\n"
      "$since\n" "$4.0.0\n"
@@ -8364,7 +8409,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"unsubscribe", "", 173, 0,
+    {"unsubscribe", "", 174, 0,
      "%5\n"
      "$summary\n" "$Stops listening to messages posted to channels.\n"
      "$since\n" "$2.0.0\n"
@@ -8380,13 +8425,13 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"unwatch", "", 173, 0,
+    {"unwatch", "", 174, 0,
      "%4\n"
      "$summary\n" "$Forgets about watched keys of a transaction.\n"
      "$since\n" "$2.2.0\n"
      "$group\n" "$transactions\n"
      "$complexity\n" "$O(1)\n"},
-    {"wait", "request_policy:all_shards response_policy:agg_min", 173, 0,
+    {"wait", "request_policy:all_shards response_policy:agg_min", 174, 0,
      "%5\n"
      "$summary\n" "$Blocks until the asynchronous replication of all preceding write commands sent by the connection is completed.\n"
      "$since\n" "$3.0.0\n"
@@ -8402,7 +8447,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$timeout\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$timeout\n"},
-    {"waitaof", "request_policy:all_shards response_policy:agg_min", 173, 0,
+    {"waitaof", "request_policy:all_shards response_policy:agg_min", 174, 0,
      "%5\n"
      "$summary\n" "$Blocks until all of the preceding write commands sent by the connection are written to the append-only file of the primary and/or replicas.\n"
      "$since\n" "$7.2.0\n"
@@ -8422,7 +8467,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$timeout\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$timeout\n"},
-    {"watch", "", 173, 1,
+    {"watch", "", 174, 1,
      "%5\n"
      "$summary\n" "$Monitors changes to keys to determine the execution of a transaction.\n"
      "$since\n" "$2.2.0\n"
@@ -8438,7 +8483,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"xack", "", 174, 1,
+    {"xack", "", 175, 1,
      "%5\n"
      "$summary\n" "$Returns the number of messages that were successfully acknowledged by the consumer group member of a stream.\n"
      "$since\n" "$5.0.0\n"
@@ -8462,7 +8507,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"xadd", "nondeterministic_output", 175, 1,
+    {"xadd", "nondeterministic_output", 176, 1,
      "%6\n"
      "$summary\n" "$Appends a new message to a stream. Creates the key if it doesn't exist.\n"
      "$since\n" "$5.0.0\n"
@@ -8577,7 +8622,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$value\n"
              "$type\n" "$string\n"
              "$display_text\n" "$value\n"},
-    {"xautoclaim", "nondeterministic_output", 176, 1,
+    {"xautoclaim", "nondeterministic_output", 177, 1,
      "%6\n"
      "$summary\n" "$Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.\n"
      "$since\n" "$6.2.0\n"
@@ -8627,7 +8672,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xclaim", "nondeterministic_output", 177, 1,
+    {"xclaim", "nondeterministic_output", 178, 1,
      "%5\n"
      "$summary\n" "$Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member.\n"
      "$since\n" "$5.0.0\n"
@@ -8707,7 +8752,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xdel", "", 178, 1,
+    {"xdel", "", 179, 1,
      "%5\n"
      "$summary\n" "$Returns the number of messages after removing them from a stream.\n"
      "$since\n" "$5.0.0\n"
@@ -8727,13 +8772,13 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"xgroup", "", 179, 0,
+    {"xgroup", "", 180, 0,
      "%4\n"
      "$summary\n" "$A container for consumer groups commands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$stream\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"xgroup|create", "", 179, 1,
+    {"xgroup|create", "", 180, 1,
      "%6\n"
      "$summary\n" "$Creates a consumer group.\n"
      "$since\n" "$5.0.0\n"
@@ -8785,7 +8830,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xgroup|createconsumer", "", 180, 1,
+    {"xgroup|createconsumer", "", 181, 1,
      "%5\n"
      "$summary\n" "$Creates a consumer in a consumer group.\n"
      "$since\n" "$6.2.0\n"
@@ -8806,7 +8851,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$consumer\n"
          "$type\n" "$string\n"
          "$display_text\n" "$consumer\n"},
-    {"xgroup|delconsumer", "", 181, 1,
+    {"xgroup|delconsumer", "", 182, 1,
      "%5\n"
      "$summary\n" "$Deletes a consumer from a consumer group.\n"
      "$since\n" "$5.0.0\n"
@@ -8827,7 +8872,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$consumer\n"
          "$type\n" "$string\n"
          "$display_text\n" "$consumer\n"},
-    {"xgroup|destroy", "", 182, 1,
+    {"xgroup|destroy", "", 183, 1,
      "%5\n"
      "$summary\n" "$Destroys a consumer group.\n"
      "$since\n" "$5.0.0\n"
@@ -8844,13 +8889,13 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$group\n"
          "$type\n" "$string\n"
          "$display_text\n" "$group\n"},
-    {"xgroup|help", "", 183, 0,
+    {"xgroup|help", "", 184, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$stream\n"
      "$complexity\n" "$O(1)\n"},
-    {"xgroup|setid", "", 183, 1,
+    {"xgroup|setid", "", 184, 1,
      "%6\n"
      "$summary\n" "$Sets the last-delivered ID of a consumer group.\n"
      "$since\n" "$5.0.0\n"
@@ -8894,13 +8939,13 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xinfo", "", 184, 0,
+    {"xinfo", "", 185, 0,
      "%4\n"
      "$summary\n" "$A container for stream introspection commands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$stream\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"xinfo|consumers", "nondeterministic_output", 184, 1,
+    {"xinfo|consumers", "nondeterministic_output", 185, 1,
      "%6\n"
      "$summary\n" "$Returns a list of the consumers in a consumer group.\n"
      "$since\n" "$5.0.0\n"
@@ -8922,7 +8967,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$group\n"
          "$type\n" "$string\n"
          "$display_text\n" "$group\n"},
-    {"xinfo|groups", "", 185, 1,
+    {"xinfo|groups", "", 186, 1,
      "%6\n"
      "$summary\n" "$Returns a list of the consumer groups of a stream.\n"
      "$since\n" "$5.0.0\n"
@@ -8940,13 +8985,13 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"xinfo|help", "", 186, 0,
+    {"xinfo|help", "", 187, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$stream\n"
      "$complexity\n" "$O(1)\n"},
-    {"xinfo|stream", "", 186, 1,
+    {"xinfo|stream", "", 187, 1,
      "%6\n"
      "$summary\n" "$Returns information about a stream.\n"
      "$since\n" "$5.0.0\n"
@@ -8991,7 +9036,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+optional\n"},
-    {"xlen", "", 187, 1,
+    {"xlen", "", 188, 1,
      "%5\n"
      "$summary\n" "$Return the number of messages in a stream.\n"
      "$since\n" "$5.0.0\n"
@@ -9004,7 +9049,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"xpending", "nondeterministic_output", 188, 1,
+    {"xpending", "nondeterministic_output", 189, 1,
      "%6\n"
      "$summary\n" "$Returns the information and entries from a stream consumer group's pending entries list.\n"
      "$since\n" "$5.0.0\n"
@@ -9062,7 +9107,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+optional\n"},
-    {"xrange", "", 189, 1,
+    {"xrange", "", 190, 1,
      "%6\n"
      "$summary\n" "$Returns the messages from a stream within a range of IDs.\n"
      "$since\n" "$5.0.0\n"
@@ -9096,7 +9141,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xread", "", 190, 1,
+    {"xread", "", 191, 1,
      "%4\n"
      "$summary\n" "$Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise.\n"
      "$since\n" "$5.0.0\n"
@@ -9140,7 +9185,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"xreadgroup", "", 191, 1,
+    {"xreadgroup", "", 192, 1,
      "%5\n"
      "$summary\n" "$Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.\n"
      "$since\n" "$5.0.0\n"
@@ -9207,7 +9252,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"xrevrange", "", 192, 1,
+    {"xrevrange", "", 193, 1,
      "%6\n"
      "$summary\n" "$Returns the messages from a stream within a range of IDs in reverse order.\n"
      "$since\n" "$5.0.0\n"
@@ -9241,7 +9286,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xsetid", "", 193, 1,
+    {"xsetid", "", 194, 1,
      "%6\n"
      "$summary\n" "$An internal command for replicating stream values.\n"
      "$since\n" "$5.0.0\n"
@@ -9281,7 +9326,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xtrim", "nondeterministic_output", 194, 1,
+    {"xtrim", "nondeterministic_output", 195, 1,
      "%6\n"
      "$summary\n" "$Deletes messages from the beginning of a stream.\n"
      "$since\n" "$5.0.0\n"
@@ -9351,7 +9396,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+optional\n"},
-    {"zadd", "", 195, 1,
+    {"zadd", "", 196, 1,
      "%6\n"
      "$summary\n" "$Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.\n"
      "$since\n" "$1.2.0\n"
@@ -9447,7 +9492,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$member\n"
              "$type\n" "$string\n"
              "$display_text\n" "$member\n"},
-    {"zcard", "", 196, 1,
+    {"zcard", "", 197, 1,
      "%5\n"
      "$summary\n" "$Returns the number of members in a sorted set.\n"
      "$since\n" "$1.2.0\n"
@@ -9460,7 +9505,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"zcount", "", 197, 1,
+    {"zcount", "", 198, 1,
      "%5\n"
      "$summary\n" "$Returns the count of members in a sorted set that have scores within a range.\n"
      "$since\n" "$2.0.0\n"
@@ -9481,7 +9526,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$max\n"
          "$type\n" "$double\n"
          "$display_text\n" "$max\n"},
-    {"zdiff", "", 198, 1,
+    {"zdiff", "", 199, 1,
      "%5\n"
      "$summary\n" "$Returns the difference between multiple sorted sets.\n"
      "$since\n" "$6.2.0\n"
@@ -9509,7 +9554,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zdiffstore", "", 199, 2,
+    {"zdiffstore", "", 200, 2,
      "%5\n"
      "$summary\n" "$Stores the difference of multiple sorted sets in a key.\n"
      "$since\n" "$6.2.0\n"
@@ -9534,7 +9579,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"zincrby", "", 201, 1,
+    {"zincrby", "", 202, 1,
      "%5\n"
      "$summary\n" "$Increments the score of a member in a sorted set.\n"
      "$since\n" "$1.2.0\n"
@@ -9555,7 +9600,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$member\n"
          "$type\n" "$string\n"
          "$display_text\n" "$member\n"},
-    {"zinter", "", 202, 1,
+    {"zinter", "", 203, 1,
      "%5\n"
      "$summary\n" "$Returns the intersect of multiple sorted sets.\n"
      "$since\n" "$6.2.0\n"
@@ -9616,7 +9661,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zintercard", "", 203, 1,
+    {"zintercard", "", 204, 1,
      "%5\n"
      "$summary\n" "$Returns the number of members of the intersect of multiple sorted sets.\n"
      "$since\n" "$7.0.0\n"
@@ -9644,7 +9689,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zinterstore", "", 204, 2,
+    {"zinterstore", "", 205, 2,
      "%5\n"
      "$summary\n" "$Stores the intersect of multiple sorted sets in a key.\n"
      "$since\n" "$2.0.0\n"
@@ -9702,7 +9747,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$max\n"
              "$token\n" "$MAX\n"},
-    {"zlexcount", "", 206, 1,
+    {"zlexcount", "", 207, 1,
      "%5\n"
      "$summary\n" "$Returns the number of members in a sorted set within a lexicographical range.\n"
      "$since\n" "$2.8.9\n"
@@ -9723,7 +9768,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$max\n"
          "$type\n" "$string\n"
          "$display_text\n" "$max\n"},
-    {"zmpop", "", 207, 1,
+    {"zmpop", "", 208, 1,
      "%5\n"
      "$summary\n" "$Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.\n"
      "$since\n" "$7.0.0\n"
@@ -9766,7 +9811,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zmscore", "", 208, 1,
+    {"zmscore", "", 209, 1,
      "%5\n"
      "$summary\n" "$Returns the score of one or more members in a sorted set.\n"
      "$since\n" "$6.2.0\n"
@@ -9786,7 +9831,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"zpopmax", "", 209, 1,
+    {"zpopmax", "", 210, 1,
      "%5\n"
      "$summary\n" "$Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.\n"
      "$since\n" "$5.0.0\n"
@@ -9806,7 +9851,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zpopmin", "", 210, 1,
+    {"zpopmin", "", 211, 1,
      "%5\n"
      "$summary\n" "$Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.\n"
      "$since\n" "$5.0.0\n"
@@ -9826,7 +9871,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zrandmember", "nondeterministic_output", 211, 1,
+    {"zrandmember", "nondeterministic_output", 212, 1,
      "%5\n"
      "$summary\n" "$Returns one or more random members from a sorted set.\n"
      "$since\n" "$6.2.0\n"
@@ -9859,7 +9904,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+optional\n"},
-    {"zrange", "", 212, 1,
+    {"zrange", "", 213, 1,
      "%6\n"
      "$summary\n" "$Returns members in a sorted set within a range of indexes.\n"
      "$since\n" "$1.2.0\n"
@@ -9939,7 +9984,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zrangebylex", "", 213, 1,
+    {"zrangebylex", "", 214, 1,
      "%8\n"
      "$summary\n" "$Returns members in a sorted set within a lexicographical range.\n"
      "$since\n" "$2.8.9\n"
@@ -9982,7 +10027,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$count\n"
              "$type\n" "$integer\n"
              "$display_text\n" "$count\n"},
-    {"zrangebyscore", "", 214, 1,
+    {"zrangebyscore", "", 215, 1,
      "%9\n"
      "$summary\n" "$Returns members in a sorted set within a range of scores.\n"
      "$since\n" "$1.0.5\n"
@@ -10039,7 +10084,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$count\n"
              "$type\n" "$integer\n"
              "$display_text\n" "$count\n"},
-    {"zrangestore", "", 215, 2,
+    {"zrangestore", "", 216, 2,
      "%5\n"
      "$summary\n" "$Stores a range of members from sorted set in a key.\n"
      "$since\n" "$6.2.0\n"
@@ -10108,7 +10153,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$count\n"
              "$type\n" "$integer\n"
              "$display_text\n" "$count\n"},
-    {"zrank", "", 217, 1,
+    {"zrank", "", 218, 1,
      "%6\n"
      "$summary\n" "$Returns the index of a member in a sorted set ordered by ascending scores.\n"
      "$since\n" "$2.0.0\n"
@@ -10138,7 +10183,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zrem", "", 218, 1,
+    {"zrem", "", 219, 1,
      "%6\n"
      "$summary\n" "$Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.\n"
      "$since\n" "$1.2.0\n"
@@ -10163,7 +10208,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"zremrangebylex", "", 219, 1,
+    {"zremrangebylex", "", 220, 1,
      "%5\n"
      "$summary\n" "$Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.\n"
      "$since\n" "$2.8.9\n"
@@ -10184,7 +10229,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$max\n"
          "$type\n" "$string\n"
          "$display_text\n" "$max\n"},
-    {"zremrangebyrank", "", 220, 1,
+    {"zremrangebyrank", "", 221, 1,
      "%5\n"
      "$summary\n" "$Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.\n"
      "$since\n" "$2.0.0\n"
@@ -10205,7 +10250,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$stop\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$stop\n"},
-    {"zremrangebyscore", "", 221, 1,
+    {"zremrangebyscore", "", 222, 1,
      "%5\n"
      "$summary\n" "$Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.\n"
      "$since\n" "$1.2.0\n"
@@ -10226,7 +10271,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$max\n"
          "$type\n" "$double\n"
          "$display_text\n" "$max\n"},
-    {"zrevrange", "", 222, 1,
+    {"zrevrange", "", 223, 1,
      "%8\n"
      "$summary\n" "$Returns members in a sorted set within a range of indexes in reverse order.\n"
      "$since\n" "$1.2.0\n"
@@ -10260,7 +10305,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zrevrangebylex", "", 223, 1,
+    {"zrevrangebylex", "", 224, 1,
      "%8\n"
      "$summary\n" "$Returns members in a sorted set within a lexicographical range in reverse order.\n"
      "$since\n" "$2.8.9\n"
@@ -10303,7 +10348,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$count\n"
              "$type\n" "$integer\n"
              "$display_text\n" "$count\n"},
-    {"zrevrangebyscore", "", 224, 1,
+    {"zrevrangebyscore", "", 225, 1,
      "%9\n"
      "$summary\n" "$Returns members in a sorted set within a range of scores in reverse order.\n"
      "$since\n" "$2.2.0\n"
@@ -10359,7 +10404,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$count\n"
              "$type\n" "$integer\n"
              "$display_text\n" "$count\n"},
-    {"zrevrank", "", 225, 1,
+    {"zrevrank", "", 226, 1,
      "%6\n"
      "$summary\n" "$Returns the index of a member in a sorted set ordered by descending scores.\n"
      "$since\n" "$2.0.0\n"
@@ -10389,7 +10434,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zscan", "nondeterministic_output", 226, 1,
+    {"zscan", "nondeterministic_output", 227, 1,
      "%6\n"
      "$summary\n" "$Iterates over members and scores of a sorted set.\n"
      "$since\n" "$2.8.0\n"
@@ -10435,7 +10480,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zscore", "", 227, 1,
+    {"zscore", "", 228, 1,
      "%5\n"
      "$summary\n" "$Returns the score of a member in a sorted set.\n"
      "$since\n" "$1.2.0\n"
@@ -10452,7 +10497,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$member\n"
          "$type\n" "$string\n"
          "$display_text\n" "$member\n"},
-    {"zunion", "", 228, 1,
+    {"zunion", "", 229, 1,
      "%5\n"
      "$summary\n" "$Returns the union of multiple sorted sets.\n"
      "$since\n" "$6.2.0\n"
@@ -10513,7 +10558,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zunionstore", "", 229, 2,
+    {"zunionstore", "", 230, 2,
      "%5\n"
      "$summary\n" "$Stores the union of multiple sorted sets in a key.\n"
      "$since\n" "$2.0.0\n"
@@ -10573,6 +10618,6 @@ const CommandDocs kCommandDocs[] = {
              "$token\n" "$MAX\n"},
 };
 
-const size_t kCommandDocsCount = 390;
+const size_t kCommandDocsCount = 391;
 
 }  // namespace vireo

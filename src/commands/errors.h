@@ -75,4 +75,11 @@ inline constexpr const char* kSlotStatsLimit =
 inline constexpr const char* kSlotStatsRepeated =
     "ERR Multiple filters of the same type are disallowed.";
 
+// CLUSTERSCAN (Valkey 9.1). Its documentation gives no texts; these hold the words Valkey's
+// own tests match ("Invalid cursor", "Cursor slot mismatch", "SLOT option can only be
+// specified once").
+inline constexpr const char* kClusterScanCursor = "ERR Invalid cursor";
+inline constexpr const char* kClusterScanSlotMismatch = "ERR Cursor slot mismatch";
+inline constexpr const char* kScanSlotRepeated = "ERR SLOT option can only be specified once";
+
 }  // namespace vireo::errors

@@ -19,6 +19,8 @@ void RegisterReplicationCommands(CommandTable& t);
 void RegisterClusterCommands(CommandTable& t);
 // CLUSTER SLOT-STATS (cluster_slot_stats_command.cc), added to CLUSTER by the above.
 CommandSpec ClusterSlotStatsSpec();
+// CLUSTERSCAN (clusterscan_command.cc), registered with the cluster commands.
+CommandSpec ClusterScanSpec();
 void RegisterMigrateCommand(CommandTable& t);
 void RegisterStringCommands(CommandTable& t);
 void RegisterKeyCommands(CommandTable& t);

@@ -4,6 +4,7 @@
 
 #include "commands/context.h"
 #include "commands/errors.h"
+#include "common/crc16.h"
 #include "common/numbers.h"
 #include "store/value.h"
 
@@ -22,7 +23,7 @@ bool IsTypeName(std::string_view name) {
 }  // namespace
 
 bool ParseScanOptions(CommandContext& ctx, size_t first, const char* flag, bool allow_type,
-                      ScanOptions* out) {
+                      ScanOptions* out, bool allow_slot) {
   for (size_t i = first; i < ctx.argc();) {
     bool has_value = i + 1 < ctx.argc();
     std::string_view word = ctx.arg(i);
@@ -46,6 +47,19 @@ bool ParseScanOptions(CommandContext& ctx, size_t first, const char* flag, bool 
         ctx.reply.Error("ERR unknown type name '" + std::string(out->type) + "'");
         return false;
       }
+      i += 2;
+    } else if (allow_slot && has_value && EqualsIgnoreCase(word, "slot")) {
+      // The repetition is refused before the value is read.
+      if (out->slot >= 0) {
+        ctx.reply.Error(errors::kScanSlotRepeated);
+        return false;
+      }
+      int64_t slot;
+      if (!ParseInt64(ctx.arg(i + 1), &slot) || slot < 0 || slot >= kClusterSlots) {
+        ctx.reply.Error(errors::kInvalidSlot);
+        return false;
+      }
+      out->slot = static_cast<int>(slot);
       i += 2;
     } else if (flag != nullptr && EqualsIgnoreCase(word, flag)) {
       out->flag = true;
