@@ -282,6 +282,10 @@ void SlotMigrations::CancelSlotMigrations(ReplyBuilder& r) {
 
 void SlotMigrations::SyncSlots(Client* c, const std::vector<std::string_view>& args,
                                ReplyBuilder& r) {
+  if (args.size() < 3) {
+    r.Error("ERR syntax error");
+    return;
+  }
   const std::string sub = ToLower(args[2]);
   if (sub == "establish") return Establish(c, args, r);
   if (sub == "track-import" || sub == "end-import") return ReplicaTrack(c, args, r);

@@ -66,7 +66,8 @@ void RegisterClusterCommands(CommandTable& t) {
       {"addslots", -3, true, "Assigns new hash slots to a node.", kNoAsync},
       {"addslotsrange", -4, true, "Assigns new hash slot ranges to a node.", kNoAsync},
       {"bumpepoch", 2, true, "Advances the cluster config epoch.", kNoAsync},
-      {"cancelslotmigrations", 2, true, "Cancel all current ongoing slot migration operations."},
+      {"cancelslotmigrations", 2, true, "Cancel all current ongoing slot migration operations.",
+       kNoAsync},
       {"count-failure-reports", 3, true,
        "Returns the number of active failure reports active for a node."},
       {"countkeysinslot", 3, false, "Returns the number of keys in a hash slot."},
@@ -78,7 +79,8 @@ void RegisterClusterCommands(CommandTable& t) {
       {"forget", 3, true, "Removes a node from the nodes table.", kNoAsync},
       {"getkeysinslot", 4, false, "Returns the key names in a hash slot."},
       {"getslotmigrations", 2, true,
-       "Get the status of ongoing and recently finished slot import and export operations."},
+       "Gets the status of ongoing and recently finished slot import and export operations.",
+       kNoAsync},
       {"help", 2, false, "Returns helpful text about the different subcommands.", kCmdLoading},
       {"info", 2, false, "Returns information about the state of a node.", kCmdLoading},
       {"keyslot", 3, false, "Returns the hash slot for a key."},
@@ -99,7 +101,7 @@ void RegisterClusterCommands(CommandTable& t) {
       {"shards", 2, false, "Returns the mapping of cluster slots to shards.", kCmdLoading},
       {"slaves", 3, true, "Lists the replica nodes of a master node."},
       {"slots", 2, false, "Returns the mapping of cluster slots to nodes.", kCmdLoading},
-      {"syncslots", -3, true, "A container for internal slot migration commands.", kNoAsync},
+      {"syncslots", -2, true, "A container for internal slot migration commands.", kNoAsync},
   };
   for (const Sub& s : kSubs) {
     cluster.subcommands.push_back(

@@ -1758,6 +1758,12 @@ const CommandDocs kCommandDocs[] = {
      "$since\n" "$3.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(1)\n"},
+    {"cluster|cancelslotmigrations", "", 18, 0,
+     "%4\n"
+     "$summary\n" "$Cancel all current ongoing slot migration operations.\n"
+     "$since\n" "$9.0.0\n"
+     "$group\n" "$cluster\n"
+     "$complexity\n" "$O(N), where N is the number of slot migration operations being cancelled.\n"},
     {"cluster|count-failure-reports", "nondeterministic_output", 18, 0,
      "%5\n"
      "$summary\n" "$Returns the number of active failure reports active for a node.\n"
@@ -1881,6 +1887,12 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$count\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$count\n"},
+    {"cluster|getslotmigrations", "", 18, 0,
+     "%4\n"
+     "$summary\n" "$Gets the status of ongoing and recently finished slot import and export operations.\n"
+     "$since\n" "$9.0.0\n"
+     "$group\n" "$cluster\n"
+     "$complexity\n" "$O(N), where N is the number of active slot import and export jobs.\n"},
     {"cluster|help", "", 18, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
@@ -1940,6 +1952,52 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
+    {"cluster|migrateslots", "", 18, 0,
+     "%5\n"
+     "$summary\n" "$Migrate the given slots from this node to the specified nodes.\n"
+     "$since\n" "$9.0.0\n"
+     "$group\n" "$cluster\n"
+     "$complexity\n" "$O(N) where N is the total number of the slots between all start slot and end slot arguments.\n"
+     "$arguments\n"
+       "*1\n"
+         "%4\n"
+         "$name\n" "$migration-group\n"
+         "$type\n" "$block\n"
+         "$flags\n"
+           "~1\n"
+           "+multiple\n"
+         "$arguments\n"
+           "*4\n"
+             "%4\n"
+             "$name\n" "$slotsrange-token\n"
+             "$type\n" "$pure-token\n"
+             "$display_text\n" "$slotsrange-token\n"
+             "$token\n" "$SLOTSRANGE\n"
+             "%4\n"
+             "$name\n" "$range\n"
+             "$type\n" "$block\n"
+             "$flags\n"
+               "~1\n"
+               "+multiple\n"
+             "$arguments\n"
+               "*2\n"
+                 "%3\n"
+                 "$name\n" "$start-slot\n"
+                 "$type\n" "$integer\n"
+                 "$display_text\n" "$start-slot\n"
+                 "%3\n"
+                 "$name\n" "$end-slot\n"
+                 "$type\n" "$integer\n"
+                 "$display_text\n" "$end-slot\n"
+             "%4\n"
+             "$name\n" "$node-token\n"
+             "$type\n" "$pure-token\n"
+             "$display_text\n" "$node-token\n"
+             "$token\n" "$NODE\n"
+             "%3\n"
+             "$name\n" "$node-id\n"
+             "$type\n" "$string\n"
+             "$display_text\n" "$node-id\n"},
     {"cluster|myid", "", 18, 0,
      "%4\n"
      "$summary\n" "$Returns the ID of a node.\n"
@@ -2177,6 +2235,12 @@ const CommandDocs kCommandDocs[] = {
          "*2\n"
          "$7.0.0\n"
          "$Added additional networking metadata field.\n"},
+    {"cluster|syncslots", "", 18, 0,
+     "%4\n"
+     "$summary\n" "$A container for internal slot migration commands.\n"
+     "$since\n" "$8.1.0\n"
+     "$group\n" "$cluster\n"
+     "$complexity\n" "$Depends on subcommand.\n"},
     {"command", "nondeterministic_output_order", 18, 0,
      "%4\n"
      "$summary\n" "$Returns detailed information about all commands.\n"
@@ -10618,6 +10682,6 @@ const CommandDocs kCommandDocs[] = {
              "$token\n" "$MAX\n"},
 };
 
-const size_t kCommandDocsCount = 391;
+const size_t kCommandDocsCount = 395;
 
 }  // namespace vireo

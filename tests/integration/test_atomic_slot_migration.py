@@ -153,6 +153,10 @@ def test_command_errors_match_valkey(three):
         assert err(c0, "CLUSTER", "SYNCSLOTS", step) == \
             f"CLUSTER SYNCSLOTS {step} should only be used by slot migration clients"
     assert err(c0, "CLUSTER", "SYNCSLOTS", "UNKNOWN") == "syntax error"
+    assert err(c0, "CLUSTER", "SYNCSLOTS") == "syntax error"
+    # Only a replica's primary may tell it about an import.
+    assert err(c0, "CLUSTER", "SYNCSLOTS", "TRACK-IMPORT", fake, id2, "SLOTSRANGE", "1",
+               "1") == "CLUSTER SYNCSLOTS TRACK-IMPORT should only be used by slot migration clients"
     e = ["CLUSTER", "SYNCSLOTS", "ESTABLISH"]
     assert err(c0, *e) == "syntax error"
     assert err(c0, *e, "NAME", fake, "SLOTSRANGE", "0", "0") == "syntax error"
