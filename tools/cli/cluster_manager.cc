@@ -194,13 +194,10 @@ bool Reshard(ClusterManager* cm, const Args& args) {
     buf[3] = '\0';
     if (n <= 0 || strcmp(buf, "yes") != 0) return false;
   }
-  for (const auto& item : table) {
-    std::string err;
-    if (!cm->MoveSlot(item.source, target, item.slot, ClusterManager::kMoveVerbose, &err)) {
-      if (!err.empty())
-        cm->Log(LogLevel::kError, "clusterManagerMoveSlot failed: %s\n", err.c_str());
-      return false;
-    }
+  std::string err;
+  if (!cm->MoveSlots(table, target, ClusterManager::kMoveVerbose, &err)) {
+    if (!err.empty()) cm->Log(LogLevel::kError, "clusterManagerMoveSlot failed: %s\n", err.c_str());
+    return false;
   }
   return true;
 }
@@ -297,15 +294,11 @@ bool Rebalance(ClusterManager* cm, const Args& args) {
       if (cm->opts().simulate) {
         printf("%s", std::string(table.size(), '#').c_str());
       } else {
-        for (const auto& item : table) {
-          std::string err;
-          if (!cm->MoveSlot(item.source, dst, item.slot,
-                            ClusterManager::kMoveQuiet | ClusterManager::kMoveUpdate, &err)) {
-            cm->Log(LogLevel::kError, "*** clusterManagerMoveSlot: %s\n", err.c_str());
-            return false;
-          }
-          printf("#");
-          fflush(stdout);
+        std::string err;
+        if (!cm->MoveSlots(table, dst, ClusterManager::kMoveQuiet | ClusterManager::kMoveUpdate,
+                           &err)) {
+          cm->Log(LogLevel::kError, "*** clusterManagerMoveSlot: %s\n", err.c_str());
+          return false;
         }
       }
       printf("\n");

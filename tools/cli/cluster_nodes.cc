@@ -28,6 +28,13 @@ constexpr int kJoinCheckAfter = 20;
 
 bool IsError(const std::optional<Reply>& r) { return r && r->type == Reply::Type::kError; }
 
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
 std::vector<std::string> SplitLines(const std::string& text) {
   std::vector<std::string> lines;
   size_t start = 0, nl;
@@ -49,13 +56,6 @@ std::vector<std::string> SplitSpaces(const std::string& line) {
   out.push_back(line.substr(start));
   return out;
 }
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-}  // namespace
 
 void ClusterNode::ResetSlots() {
   std::fill(slots.begin(), slots.end(), 0);

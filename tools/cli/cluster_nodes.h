@@ -47,6 +47,7 @@ struct ClusterNode {
   std::vector<std::pair<std::string, std::string>> importing;  // slot, source id
   float weight = 1.0f;
   int balance = 0;
+  std::optional<bool> atomic_migration;  // has CLUSTER MIGRATESLOTS; unset until asked
 
   bool is_replica() const { return (flags & kSlave) != 0 || !replicate.empty(); }
   void ResetSlots();
@@ -117,6 +118,14 @@ class ClusterManager {
   enum MoveOptions { kMoveVerbose = 1, kMoveQuiet = 2, kMoveUpdate = 4, kMoveCold = 8 };
   bool MoveSlot(ClusterNode* source, ClusterNode* target, int slot, int move_options,
                 std::string* err);
+  // Moves every slot of the table (runs of one source each) to target: one atomic slot
+  // migration per source when both ends support it (or --cluster-use-atomic-slot-migration),
+  // else MoveSlot per slot. kMoveQuiet prints a '#' per slot moved. False with *err set (or the
+  // error printed) when a move failed; the rest of the table is not tried. err is required.
+  bool MoveSlots(const std::vector<ReshardItem>& table, ClusterNode* target, int move_options,
+                 std::string* err);
+  // COMMAND INFO CLUSTER|MIGRATESLOTS answers an entry (Valkey 9.0 and Vireo); asked once.
+  bool SupportsAtomicMigration(ClusterNode* node);
   bool SetSlot(ClusterNode* node, const ClusterNode& other, int slot, const char* state,
                std::string* err);
   // CLUSTER ADDSLOTSRANGE (falling back to ADDSLOTS) for every slot the node claims.
@@ -136,6 +145,17 @@ class ClusterManager {
                          std::string* err);
   std::optional<tools::Reply> MigrateKeys(ClusterNode* source, ClusterNode* target,
                                           const tools::Reply& keys, bool replace);
+  enum class AtomicMove { kMoved, kFailed, kUnsupported };
+  // One CLUSTER MIGRATESLOTS from source to target, polled until the job ends, then waits for
+  // the nodes to agree on the new owner. kUnsupported: the source refused the command, nothing
+  // moved.
+  AtomicMove MoveSlotsAtomically(ClusterNode* source, ClusterNode* target,
+                                 const std::vector<int>& slots, int move_options, std::string* err);
+  // Polls CLUSTER GETSLOTMIGRATIONS on source until the export of `ranges` to target that is
+  // not among the `before` names ends; false with *err unless it succeeded.
+  bool WaitForMigration(ClusterNode* source, const ClusterNode& target,
+                        const std::vector<std::pair<int, int>>& ranges,
+                        const std::vector<std::string>& before, std::string* err);
 
   const Options& options_;
   bool colors_ = false;
@@ -144,6 +164,9 @@ class ClusterManager {
   int unreachable_masters_ = 0;
 };
 
+// The newline-terminated lines of a reply (CLUSTER NODES), and a line's space-separated fields.
+std::vector<std::string> SplitLines(const std::string& text);
+std::vector<std::string> SplitSpaces(const std::string& line);
 // "[0-5460],[10923]" for the slots set in `slots`.
 std::string SlotsString(const std::vector<uint8_t>& slots);
 // ip:port[@bus_port][,hostname]; false without a ':'.

@@ -244,6 +244,7 @@ bool ParseClusterFlag(int argc, char** argv, int* i, ClusterOptions* c) {
       {"--cluster-search-multiple-owners", &ClusterOptions::search_multiple_owners},
       {"--cluster-fix-with-unreachable-masters", &ClusterOptions::fix_with_unreachable},
       {"--cluster-fix-with-unreachable-primaries", &ClusterOptions::fix_with_unreachable},
+      {"--cluster-use-atomic-slot-migration", &ClusterOptions::atomic_migration},
   };
   for (const Flag& flag : kFlags) {
     if (strcmp(arg, flag.name) == 0) {

@@ -28,6 +28,9 @@ struct ClusterOptions {
   bool yes = false, simulate = false, replace = false, copy = false, replica = false,
        empty_masters = false, search_multiple_owners = false, fix_with_unreachable = false,
        only_masters = false, only_replicas = false, from_askpass = false;
+  // --cluster-use-atomic-slot-migration (valkey-cli 9.0): reshard and rebalance send CLUSTER
+  // MIGRATESLOTS without asking COMMAND INFO first (falling back when the source refuses it).
+  bool atomic_migration = false;
 };
 
 struct Options {
