@@ -32,6 +32,7 @@ namespace vireo {
 class Server;
 struct Client;
 class ClusterLink;
+class Db;
 class ReplyBuilder;
 class TlsContext;
 
@@ -145,6 +146,8 @@ class Cluster {
 
   // Commands (cluster_commands_impl in cluster_admin.cc).
   void ReplyNodes(ReplyBuilder& r) const;
+  // CLUSTER GETKEYSINSLOT: up to count keys of slot in db.
+  std::vector<std::string> KeysInSlot(Db* db, int slot, int64_t count);
   // c: the asking client, whose transport picks the port shown (PortFor).
   void ReplySlots(const Client* c, ReplyBuilder& r) const;
   void ReplyShards(const Client* c, ReplyBuilder& r) const;
@@ -178,6 +181,8 @@ class Cluster {
   uint64_t cron_ticks_ = 0;
   std::vector<KeyRef> key_positions_;  // Redirect's scratch
   std::vector<std::string_view> key_names_;
+  std::vector<uint64_t> getkeys_resume_;  // per slot: where GETKEYSINSLOT's last walk stopped
+  int getkeys_db_ = -1;
   uint64_t messages_sent_ = 0;
   uint64_t messages_received_ = 0;
   // Failover, replica side.

@@ -27,6 +27,34 @@ std::string Endpoint(const ClusterNode& n) { return n.ip.empty() ? "?" : n.ip; }
 
 }  // namespace
 
+std::vector<std::string> Cluster::KeysInSlot(Db* db, int slot, int64_t count) {
+  // There is no per-slot key index (it would cost bytes per key). A walk resumes where the
+  // last one for this slot stopped: a reshard asks for a batch, migrates it away and asks
+  // again, so emptying a slot costs about one pass over the table instead of one per batch.
+  // The slot's key count says when every key wanted has been met, so the walk never goes
+  // round more than once.
+  std::vector<std::string> keys;
+  const uint64_t want = std::min<uint64_t>(static_cast<uint64_t>(count), db->KeysInSlot(slot));
+  if (want == 0) return keys;
+  if (getkeys_db_ != db->index() || getkeys_resume_.empty()) {
+    getkeys_resume_.assign(kClusterSlots, 0);
+    getkeys_db_ = db->index();
+  }
+  const uint64_t start = getkeys_resume_[static_cast<size_t>(slot)];
+  uint64_t cursor = start;
+  // One full cycle: from start to the end, then (start != 0) from the beginning on.
+  const int cycle = start == 0 ? 1 : 2;
+  int wraps = 0;
+  do {
+    cursor = db->ScanEntries(cursor, [&](const Entry* e) {
+      if (keys.size() < want && KeyHashSlot(e->Key()) == slot) keys.emplace_back(e->Key());
+    });
+    if (cursor == 0) ++wraps;
+  } while (keys.size() < want && wraps < cycle);
+  getkeys_resume_[static_cast<size_t>(slot)] = cursor;
+  return keys;
+}
+
 void Cluster::ReplyNodes(ReplyBuilder& r) const { r.Verbatim("txt", NodesText(false)); }
 
 std::string Cluster::AvailabilityZone(const ClusterNode& n) const {
@@ -177,12 +205,7 @@ void Cluster::Command(Client* c, const std::vector<std::string_view>& args, Repl
       r.Error("ERR Invalid slot or number of keys");
       return;
     }
-    std::vector<std::string> keys;
-    db->ForEach([&](const Entry* e) {
-      if (static_cast<int64_t>(keys.size()) < count && KeyHashSlot(e->Key()) == slot) {
-        keys.emplace_back(e->Key());
-      }
-    });
+    std::vector<std::string> keys = KeysInSlot(db, slot, count);
     r.Array(keys.size());
     for (const std::string& k : keys) r.Bulk(k);
   } else if (sub == "meet") {

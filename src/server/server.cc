@@ -352,7 +352,11 @@ void Server::HandleRead(Client* c, Connection::ReadResult r) {
 
 void Server::ProcessInput(Client* c) {
   ParserLimits limits;
-  limits.max_bulk_len = config_.proto_max_bulk_len;
+  // The master's and a slot migration's streams may carry any value the peer holds (Valkey
+  // exempts its primary the same way).
+  limits.max_bulk_len = ((c->flags & kClientMaster) || c->migration != nullptr)
+                            ? std::max<int64_t>(config_.proto_max_bulk_len, 4LL << 30)
+                            : config_.proto_max_bulk_len;
   limits.authenticated = c->authenticated;
   // Look-ahead over a pipeline: the next few complete commands are parsed before their turn
   // and the bucket of each one's first argument prefetched, so those cache misses overlap the

@@ -106,6 +106,12 @@ class Db {
       if (!IsExpired(e)) fn(e);
     });
   }
+  // The same step over every entry, logically expired ones included (what per-slot counts
+  // see).
+  template <typename Fn>
+  uint64_t ScanEntries(uint64_t cursor, Fn&& fn) {
+    return table_->Scan(cursor, [&](Entry* e) { fn(e); });
+  }
   template <typename Fn>
   void ForEach(Fn&& fn) const {
     table_->ForEach([&](Entry* e) {

@@ -585,3 +585,36 @@ def test_blocked_and_held_clients_get_moved_after_the_hand_off(three):
     reply = blocked.read_reply()
     assert isinstance(reply, RespError) and str(reply).startswith("MOVED 16383"), reply
     assert client(p0).get(f"{TAG[16383]}:x") == "1"
+
+
+def test_large_collections_move_whole_within_small_input_limits(three):
+    """Big values of every type cross in batches (the AOF rewrite's command form), whatever
+    the target's client-query-buffer-limit and proto-max-bulk-len; DEBUG DIGEST-VALUE matches."""
+    nodes, (p0, p1, p2) = three
+    c0, c2 = client(p0), client(p2)
+    t = TAG[16383]
+    pipe = c2.pipeline(transaction=False)
+    for i in range(0, 60000, 1000):
+        pipe.hset(f"{t}:hash", mapping={f"f{j}": f"v{j}" for j in range(i, i + 1000)})
+        pipe.rpush(f"{t}:list", *[f"e{j}" for j in range(i, i + 1000)])
+        pipe.sadd(f"{t}:set", *[f"m{j}" for j in range(i, i + 1000)])
+        pipe.zadd(f"{t}:zset", {f"m{j}": j for j in range(i, i + 1000)})
+    for i in range(5000):
+        pipe.xadd(f"{t}:stream", {"a": i, "b": "x" * 20})
+    pipe.execute()
+    c2.xgroup_create(f"{t}:stream", "g", id="0")
+    c2.xreadgroup("g", "consumer", {f"{t}:stream": ">"}, count=10)
+    c2.set(f"{t}:big", "s" * 3_000_000)
+    c2.pfadd(f"{t}:hll", *range(5000))
+    c2.set(f"{t}:ttl", "v", px=600000)
+    keys = [f"{t}:{k}" for k in ("hash", "list", "set", "zset", "stream", "big", "hll", "ttl")]
+    before = c2.execute_command("DEBUG", "DIGEST-VALUE", *keys)
+    c0.config_set("client-query-buffer-limit", "1mb")
+    c0.config_set("proto-max-bulk-len", "1mb")
+    c2.execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", "16383", "16383", "NODE",
+                       node_id(p0))
+    name = job_of(p2, 16383)["name"]
+    wait_field(p2, name, "state", "success", timeout=60)
+    assert c0.execute_command("DEBUG", "DIGEST-VALUE", *keys) == before
+    assert c0.xpending(f"{t}:stream", "g")["pending"] == 10
+    assert 0 < c0.pttl(f"{t}:ttl") <= 600000

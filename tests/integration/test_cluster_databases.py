@@ -99,3 +99,31 @@ def test_numbered_databases_across_the_cluster(start_server):
     for db in range(4):
         c.execute_command("SELECT", str(db))
         assert c.dbsize() == 0
+
+
+def test_getkeysinslot_batches_cover_the_slot(start_server):
+    """A reshard's loop (GETKEYSINSLOT a batch, move it, ask again) sees every key once, with
+    keys added and removed between batches, in any database."""
+    nodes = start_nodes(start_server, 1, extra=("--cluster-databases", "2"))
+    c = client(nodes[0])
+    c.execute_command("CLUSTER", "ADDSLOTSRANGE", "0", "16383")
+    wait_for(lambda: "cluster_state:ok" in c.execute_command("CLUSTER", "INFO"))
+    for db in ("1", "0"):
+        c.execute_command("SELECT", db)
+        c.mset({f"{TAG[16383]}:{i}": i for i in range(3000)})
+        c.mset({f"{TAG[16382]}:{i}": i for i in range(3000)})  # another slot, interleaved
+        seen, added = [], 0
+        while True:
+            batch = c.execute_command("CLUSTER", "GETKEYSINSLOT", "16383", "17")
+            if not batch:
+                break
+            assert len(batch) == min(17, c.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383"))
+            seen += batch
+            c.delete(*batch)
+            if added < 200:
+                c.set(f"{TAG[16383]}:new:{added}", 1)
+                added += 1
+        assert len(seen) == len(set(seen)) == 3000 + 200
+        assert c.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16382") == 3000
+        assert c.execute_command("CLUSTER", "GETKEYSINSLOT", "16382", "5000") and \
+            len(c.execute_command("CLUSTER", "GETKEYSINSLOT", "16382", "5000")) == 3000
