@@ -428,6 +428,14 @@ void SlotMigrations::Establish(Client* c, const std::vector<std::string_view>& a
   r.Ok();
 }
 
+void SlotMigrations::AnnounceImports() {
+  for (const auto& job : jobs_) {
+    if (job->active() && job->kind == SlotMigrationJob::Kind::kImport && !job->replicated) {
+      PropagateImport(job.get(), true);
+    }
+  }
+}
+
 void SlotMigrations::PropagateImport(const SlotMigrationJob* job, bool start) {
   std::vector<std::string> words = {"CLUSTER", "SYNCSLOTS", start ? "TRACK-IMPORT" : "END-IMPORT",
                                     job->name};
@@ -458,6 +466,9 @@ void SlotMigrations::ReplicaTrack(Client* c, const std::vector<std::string_view>
     return;
   }
   const std::string name(args[3]);
+  const bool known = std::any_of(jobs_.begin(), jobs_.end(), [&](const auto& j) {
+    return j->replicated && j->active() && j->name == name;
+  });
   if (EqualsIgnoreCase(args[2], "end-import")) {
     for (auto& job : jobs_) {
       if (job->replicated && job->active() && job->name == name) {
@@ -466,6 +477,10 @@ void SlotMigrations::ReplicaTrack(Client* c, const std::vector<std::string_view>
                state == "success" ? "" : "The import failed on the primary");
       }
     }
+    r.Ok();
+    return;
+  }
+  if (known) {  // announced again after a full sync of another replica
     r.Ok();
     return;
   }

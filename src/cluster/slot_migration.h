@@ -105,6 +105,10 @@ class SlotMigrations final : public PropagationSink {
   // finish, jobs whose slots moved elsewhere fail.
   void SlotsChanged();
 
+  // A full sync to a replica started: TRACK-IMPORT again for every running import, so the
+  // new replica hides those keys too.
+  void AnnounceImports();
+
   // Whether a client's write must wait: it touches a slot held for a hand-off.
   bool HoldsWrite(const Client* c, const CommandSpec* spec) const;
   bool holding() const { return holding_; }

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "cluster/cluster.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/numbers.h"
@@ -215,7 +216,14 @@ void Replication::StartFullSync() {
     r->pending.clear();
   }
   stream_db_ = -1;
+  AnnounceImports();
   LogNotice("Starting BGSAVE for SYNC with target: disk");
+}
+
+void Replication::AnnounceImports() {
+  // A replica synced from a snapshot taken mid-import learns of the import from the stream
+  // that follows it (the others ignore a repeat).
+  if (Cluster* cluster = server_.cluster()) cluster->migrations().AnnounceImports();
 }
 
 std::string Replication::SyncHeader(Replica* r) {
@@ -295,6 +303,7 @@ bool Replication::StartDisklessSync() {
     r->state = ReplicaState::kWaitBgsaveEnd;
     r->pending.clear();
   }
+  AnnounceImports();
   LogNotice("Starting BGSAVE for SYNC with target: replicas sockets");
   return true;
 }

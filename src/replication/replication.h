@@ -223,6 +223,9 @@ class Replication final : public PropagationSink {
   void BecomeOnline(Replica* r);
   // The line(s) before a snapshot: +FULLRESYNC, and $ENDOFF for an rdb channel.
   std::string SyncHeader(Replica* r);
+  // Cluster mode: the target's running slot imports, into the stream after a full sync's
+  // snapshot.
+  void AnnounceImports();
   // Dual-channel (primary side).
   bool OffersDualChannel(const Replica& r) const;
   Replica* FindRdbChannel(uint64_t client_id);

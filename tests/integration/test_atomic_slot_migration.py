@@ -618,3 +618,46 @@ def test_large_collections_move_whole_within_small_input_limits(three):
     assert c0.execute_command("DEBUG", "DIGEST-VALUE", *keys) == before
     assert c0.xpending(f"{t}:stream", "g")["pending"] == 10
     assert 0 < c0.pttl(f"{t}:ttl") <= 600000
+
+
+def test_a_replica_added_mid_import_learns_of_it(start_server):
+    nodes, (p0, p1, p2) = cluster_of_three(start_server)
+    populate(p2, TAG[16383], 300)
+    debug(nodes, "PREVENT-PAUSE", 1)
+    client(p2).execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", "16383", "16383",
+                               "NODE", node_id(p0))
+    name = job_of(p2, 16383)["name"]
+    wait_field(p2, name, "state", "waiting-to-pause")
+    # A new node joins as the target's replica: its full sync's snapshot holds the partial
+    # keys, and the stream after it says they are being imported.
+    new = start_nodes(start_server, 1, extra=("--enable-debug-command", "yes"))[0]
+    n = client(new)
+    n.execute_command("CLUSTER", "MEET", "127.0.0.1", p0.port, _bus_port(p0))
+    wait_for(lambda: node_id(p0) in n.execute_command("CLUSTER", "NODES"))
+    wait_for(lambda: _try(lambda: n.execute_command("CLUSTER", "REPLICATE", node_id(p0))))
+    wait_for(lambda: n.info("replication").get("master_link_status") == "up", timeout=30)
+    wait_for(lambda: (by_name(new, name) or {}).get("operation") == "IMPORT")
+    assert n.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 300
+    assert n.dbsize() == 0
+    debug(nodes, "PREVENT-PAUSE", 0)
+    wait_field(p2, name, "state", "success")
+    wait_field(new, name, "state", "success")
+    wait_for(lambda: n.dbsize() == 300)
+    # The stream's offsets still agree (the announcement counted on both sides).
+    wait_for(lambda: n.info("replication")["slave_repl_offset"] ==
+             client(p0).info("replication")["master_repl_offset"])
+
+
+def _bus_port(node):
+    for line in client(node).execute_command("CLUSTER", "NODES").splitlines():
+        if "myself" in line:
+            return int(line.split()[1].split("@")[1].split(",")[0])
+    raise AssertionError("no myself line")
+
+
+def _try(fn):
+    try:
+        fn()
+        return True
+    except redis.ResponseError:
+        return False
