@@ -15,6 +15,7 @@
 #include "common/numbers.h"
 #include "common/random_hex.h"
 #include "persistence/aof_writer.h"
+#include "persistence/cow_snapshot.h"
 #include "persistence/snapshot.h"
 #include "replication/replication.h"
 #include "server/config.h"
@@ -200,7 +201,9 @@ void Replication::StartFullSync() {
   bool waiting = std::any_of(replicas_.begin(), replicas_.end(), [](const auto& r) {
     return r->state == ReplicaState::kWaitBgsaveStart;
   });
-  if (!waiting || BackgroundSaveRunning(server_)) return;  // the cron retries
+  // Another walk (an AOF rewrite, a slot migration) holds the one snapshot: wait for it
+  // before anything is promised to the replicas (the cron retries).
+  if (!waiting || BackgroundSaveRunning(server_) || CowSnapshot::Busy()) return;
   if (StartDisklessSync()) return;
   std::string err;
   if (!StartBackgroundSave(server_, &err)) return;  // another snapshot walks: the cron retries
