@@ -87,12 +87,12 @@ SlotMigrations::SlotMigrations(Server& server, Cluster& cluster)
     : server_(server), cluster_(cluster) {}
 
 SlotMigrations::~SlotMigrations() {
+  // At shutdown the server has freed its clients already: the jobs' links are not touched.
   for (auto& job : jobs_) {
     if (job->fd >= 0) {
       server_.loop().Unwatch(job->fd);
       close(job->fd);
     }
-    if (job->client != nullptr) job->client->migration = nullptr;
   }
   if (sink_attached_) server_.propagator().RemoveSink(this);
   Db::SetImportingSlots(nullptr);
