@@ -45,6 +45,9 @@ struct Client;
 
 class SlotMigrations;
 
+// "0-10 20-29": slot ranges as GETSLOTMIGRATIONS shows them.
+std::string SlotRangesText(const std::vector<std::pair<int, int>>& ranges);
+
 struct SlotMigrationJob {
   enum class Kind { kExport, kImport };
   std::string name;  // 40 hex characters, the same on both sides
