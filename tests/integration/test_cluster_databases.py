@@ -127,3 +127,31 @@ def test_getkeysinslot_batches_cover_the_slot(start_server):
         assert c.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16382") == 3000
         assert c.execute_command("CLUSTER", "GETKEYSINSLOT", "16382", "5000") and \
             len(c.execute_command("CLUSTER", "GETKEYSINSLOT", "16382", "5000")) == 3000
+
+
+def test_key_by_key_moves_take_every_database(start_server):
+    """`vireo-cli --cluster fix` finishing a slot left open by hand moves it key by key
+    (MIGRATE); with cluster-databases every database's keys of the slot go, each into its own
+    database on the target."""
+    from cluster_helpers import VIREO_CLI, run_cli
+    nodes = start_nodes(start_server, 3, extra=("--cluster-databases", "3"))
+    create(nodes)
+    by_port = {n.port: n for n in nodes}
+    src = by_port[owner_port(nodes[0], 16383)]
+    dst = next(n for n in nodes if n is not src)
+    s, d = client(src), client(dst)
+    for db in ("0", "2"):
+        s.execute_command("SELECT", db)
+        s.mset({f"{TAG[16383]}:{db}:{i}": i for i in range(50)})
+    s.execute_command("SELECT", "0")
+    d.execute_command("CLUSTER", "SETSLOT", "16383", "IMPORTING", node_id(src))
+    s.execute_command("CLUSTER", "SETSLOT", "16383", "MIGRATING", node_id(dst))
+    out = run_cli(VIREO_CLI, ["fix", f"127.0.0.1:{src.port}", "--cluster-yes"])
+    assert out.returncode == 0, out.stdout + out.stderr
+    wait_for(lambda: owner_port(src, 16383) == dst.port)
+    for db in ("0", "2"):
+        d.execute_command("SELECT", db)
+        assert d.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 50
+        assert d.get(f"{TAG[16383]}:{db}:7") == "7"
+        s.execute_command("SELECT", db)
+        assert s.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 0

@@ -143,8 +143,13 @@ class ClusterManager {
   std::string ConfigSignature(ClusterNode* node);
   bool MigrateKeysInSlot(ClusterNode* source, ClusterNode* target, int slot, bool verbose,
                          std::string* err);
+  // One database's keys of the slot (the source connection has it selected).
+  bool MigrateKeysInSlotDb(ClusterNode* source, ClusterNode* target, int slot, int db,
+                           bool verbose, std::string* err);
+  // The node's cluster-databases (Valkey 9); 1 where the config does not exist.
+  int DatabaseCount(ClusterNode* node);
   std::optional<tools::Reply> MigrateKeys(ClusterNode* source, ClusterNode* target,
-                                          const tools::Reply& keys, bool replace);
+                                          const tools::Reply& keys, bool replace, int db);
   enum class AtomicMove { kMoved, kFailed, kUnsupported };
   // One CLUSTER MIGRATESLOTS from source to target, polled until the job ends, then waits for
   // the nodes to agree on the new owner. kUnsupported: the source refused the command, nothing

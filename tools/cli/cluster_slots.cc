@@ -124,9 +124,9 @@ bool ClusterManager::SetSlot(ClusterNode* node, const ClusterNode& other, int sl
 }
 
 std::optional<Reply> ClusterManager::MigrateKeys(ClusterNode* source, ClusterNode* target,
-                                                 const Reply& keys, bool replace) {
-  std::vector<std::string> args = {"MIGRATE", target->ip, std::to_string(target->port),
-                                   "",        "0",        std::to_string(opts().timeout_ms)};
+                                                 const Reply& keys, bool replace, int db) {
+  std::vector<std::string> args = {"MIGRATE", target->ip,          std::to_string(target->port),
+                                   "",        std::to_string(db), std::to_string(opts().timeout_ms)};
   if (replace) args.push_back("REPLACE");
   if (options_.password.has_value()) {
     if (options_.user.has_value()) {
@@ -140,8 +140,29 @@ std::optional<Reply> ClusterManager::MigrateKeys(ClusterNode* source, ClusterNod
   return Command(source, args);
 }
 
+int ClusterManager::DatabaseCount(ClusterNode* node) {
+  auto reply = Command(node, {"CONFIG", "GET", "cluster-databases"});
+  if (!reply || reply->type == Reply::Type::kError || reply->elements.size() != 2) return 1;
+  const int n = atoi(reply->elements[1].str.c_str());
+  return n > 1 ? n : 1;
+}
+
 bool ClusterManager::MigrateKeysInSlot(ClusterNode* source, ClusterNode* target, int slot,
                                        bool verbose, std::string* err) {
+  // Valkey 9's cluster-databases: every database's keys of the slot move, each into the same
+  // database on the target.
+  const int dbs = DatabaseCount(source);
+  for (int db = 0; db < dbs; ++db) {
+    if (dbs > 1 && !Command(source, {"SELECT", std::to_string(db)})) return false;
+    const bool ok = MigrateKeysInSlotDb(source, target, slot, db, verbose, err);
+    if (dbs > 1) Command(source, {"SELECT", "0"});
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool ClusterManager::MigrateKeysInSlotDb(ClusterNode* source, ClusterNode* target, int slot,
+                                         int db, bool verbose, std::string* err) {
   for (;;) {
     auto keys = Command(source, {"CLUSTER", "GETKEYSINSLOT", std::to_string(slot),
                                  std::to_string(opts().pipeline)});
@@ -152,7 +173,7 @@ bool ClusterManager::MigrateKeysInSlot(ClusterNode* source, ClusterNode* target,
       return false;
     }
     if (keys->elements.empty()) return true;
-    auto migrated = MigrateKeys(source, target, *keys, false);
+    auto migrated = MigrateKeys(source, target, *keys, false, db);
     if (!migrated) return false;
     if (migrated->type == Reply::Type::kError) {
       const bool busy =
@@ -172,7 +193,7 @@ bool ClusterManager::MigrateKeysInSlot(ClusterNode* source, ClusterNode* target,
           return false;
         }
         Log(LogLevel::kWarn, "*** Replacing target keys...\n");
-        migrated = MigrateKeys(source, target, *keys, true);
+        migrated = MigrateKeys(source, target, *keys, true, db);
         ok = migrated && migrated->type != Reply::Type::kError;
       }
       if (!ok) {
