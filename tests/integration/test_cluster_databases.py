@@ -37,12 +37,13 @@ def test_one_database_answers_as_valkey_8(start_server):
 
 
 def test_numbered_databases_across_the_cluster(start_server):
-    nodes = start_nodes(start_server, 3, extra=("--cluster-databases", "4",
+    nodes = start_nodes(start_server, 6, extra=("--cluster-databases", "4",
                                                  "--enable-debug-command", "yes"))
-    create(nodes)
+    create(nodes, replicas=1)
     by_port = {n.port: n for n in nodes}
     owner = by_port[owner_port(nodes[0], 16383)]
-    other = next(n for n in nodes if n is not owner)
+    primaries = [n for n in nodes if client(n).execute_command("ROLE")[0] == "master"]
+    other = next(n for n in primaries if n is not owner)
     c = client(owner)
     with pytest.raises(redis.ResponseError):
         c.config_set("cluster-databases", "8")  # start-up only
@@ -96,6 +97,14 @@ def test_numbered_databases_across_the_cluster(start_server):
     assert sorted(o.keys("*")) == [f"{TAG[16383]}:j2", f"{TAG[16383]}:k"]
     o.execute_command("SELECT", "3")
     assert o.get(f"{TAG[16383]}:late") == "db3"
+    # The new owner's replica has them in the same databases.
+    replica = next(n for n in nodes if client(n).execute_command("ROLE")[0] == "slave" and
+                   client(n).execute_command("ROLE")[2] == other.port)
+    rc = client(replica)
+    rc.execute_command("SELECT", "3")
+    wait_for(lambda: rc.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 1)
+    rc.execute_command("SELECT", "2")
+    wait_for(lambda: rc.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 2)
     for db in range(4):
         c.execute_command("SELECT", str(db))
         assert c.dbsize() == 0
