@@ -34,6 +34,7 @@ Cluster::~Cluster() {
 
 bool Cluster::Init(std::string* error) {
   const Config& c = server_.config();
+  std::string interrupted_imports;
   config_file_ = ConfigValue(c, "cluster-config-file");
   node_timeout_ms_ = std::max<int64_t>(ConfigValueInt(c, "cluster-node-timeout", 15000), 1);
   std::ifstream in(config_file_);
@@ -44,6 +45,7 @@ bool Cluster::Init(std::string* error) {
     if (!ParseNodesFile(text.str(), &file, error)) return false;
     current_epoch_ = file.current_epoch;
     last_vote_epoch_ = file.last_vote_epoch;
+    interrupted_imports = file.atomic_imports;
     for (auto& n : file.nodes) {
       std::bitset<kClusterSlots> slots = n->slots;
       n->slots.reset();
@@ -70,6 +72,11 @@ bool Cluster::Init(std::string* error) {
   RefreshMyAddress();
   if (!ListenBus(error)) return false;
   UpdateState();
+  // Imports cut short by the restart: their partial keys (from the snapshot or replayed
+  // from the AOF) belong to the slots' owner.
+  if (!interrupted_imports.empty() && myself_->is_master()) {
+    migrations_->DropInterruptedImports(interrupted_imports);
+  }
   SaveConfig();
   // A replica restarted from its config file follows its primary again.
   if (myself_->is_replica() && !myself_->master_id.empty()) {
@@ -287,7 +294,10 @@ std::string Cluster::NodesText(bool for_file) const {
   }
   if (for_file) {
     out += "vars currentEpoch " + std::to_string(current_epoch_) + " lastVoteEpoch " +
-           std::to_string(last_vote_epoch_) + "\n";
+           std::to_string(last_vote_epoch_);
+    const std::string imports = migrations_->ImportsForFile();
+    if (!imports.empty()) out += " atomicImports " + imports;
+    out += "\n";
   }
   return out;
 }

@@ -119,6 +119,10 @@ bool ParseNodesFile(const std::string& text, NodesFile* out, std::string* error)
     };
     if (w[0] == "vars") {
       for (size_t i = 1; i + 1 < w.size(); i += 2) {
+        if (w[i] == "atomicImports") {
+          out->atomic_imports = w[i + 1];
+          continue;
+        }
         int64_t v;
         if (!ParseInt64(w[i + 1], &v) || v < 0) return fail("bad epoch");
         if (w[i] == "currentEpoch") out->current_epoch = static_cast<uint64_t>(v);

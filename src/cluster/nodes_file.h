@@ -35,6 +35,9 @@ struct NodesFile {
   std::vector<std::unique_ptr<ClusterNode>> nodes;  // myself among them (kNodeMyself)
   uint64_t current_epoch = 0;
   uint64_t last_vote_epoch = 0;
+  // Vireo's own var: slots of atomic imports running when the file was saved ("0-9,20-29"),
+  // whose partial keys a restart must drop.
+  std::string atomic_imports;
 };
 
 // Parses a nodes.conf text; false with *error naming the line.

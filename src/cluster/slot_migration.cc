@@ -320,6 +320,7 @@ void SlotMigrations::Finish(SlotMigrationJob* job, const char* state, const std:
   }
   if (job->kind == SlotMigrationJob::Kind::kImport) {
     RefreshImporting();
+    if (!job->replicated) cluster_.SaveConfig(true);  // the running imports, for a restart
     // A replica's copy ends with its primary's deletions already applied; a primary (also a
     // promoted replica) deletes and tells its own replicas.
     if (cluster_.myself()->is_master()) {
@@ -362,6 +363,44 @@ void SlotMigrations::DeleteSlotKeys(const std::bitset<kClusterSlots>& slots) {
       }
     }
   }
+}
+
+std::string SlotMigrations::ImportsForFile() const {
+  std::string out;
+  for (const auto& job : jobs_) {
+    if (!job->active() || job->kind != SlotMigrationJob::Kind::kImport || job->replicated) {
+      continue;
+    }
+    for (const auto& [a, b] : job->ranges) {
+      if (!out.empty()) out += ',';
+      out += std::to_string(a) + "-" + std::to_string(b);
+    }
+  }
+  return out;
+}
+
+void SlotMigrations::DropInterruptedImports(const std::string& ranges) {
+  std::bitset<kClusterSlots> slots;
+  for (size_t pos = 0; pos < ranges.size();) {
+    size_t comma = ranges.find(',', pos);
+    const std::string r = ranges.substr(pos, comma == std::string::npos ? comma : comma - pos);
+    pos = comma == std::string::npos ? ranges.size() : comma + 1;
+    int64_t a, b;
+    const size_t dash = r.find('-');
+    if (dash == std::string::npos || !ParseInt64(r.substr(0, dash), &a) ||
+        !ParseInt64(r.substr(dash + 1), &b) || a < 0 || b >= kClusterSlots || a > b) {
+      continue;
+    }
+    for (int64_t s = a; s <= b; ++s) {
+      if (cluster_.SlotOwner(static_cast<int>(s)) != cluster_.myself()) {
+        slots.set(static_cast<size_t>(s));
+      }
+    }
+  }
+  if (slots.none()) return;
+  LogWarning("Slot migration: an import of slots %s was interrupted by a restart; dropping its "
+             "partial keys", ranges.c_str());
+  DeleteSlotKeys(slots);
 }
 
 void SlotMigrations::RefreshHolds() {

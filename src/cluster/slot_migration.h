@@ -108,6 +108,11 @@ class SlotMigrations final : public PropagationSink {
   // finish, jobs whose slots moved elsewhere fail.
   void SlotsChanged();
 
+  // nodes.conf: the slots of this primary's running imports ("0-9,20-29"; "" when none), and
+  // at start-up, dropping the keys of those a restart cut short (slots not owned here).
+  std::string ImportsForFile() const;
+  void DropInterruptedImports(const std::string& ranges);
+
   // A full sync to a replica started: TRACK-IMPORT again for every running import, so the
   // new replica hides those keys too.
   void AnnounceImports();

@@ -391,6 +391,8 @@ void SlotMigrations::Establish(Client* c, const std::vector<std::string_view>& a
   PropagateImport(job.get(), true);
   jobs_.push_back(std::move(job));
   RefreshImporting();
+  // Durably before any key arrives: a restart mid-import must know to drop them.
+  cluster_.SaveConfig(true);
   r.Ok();
 }
 

@@ -661,3 +661,33 @@ def _try(fn):
         return True
     except redis.ResponseError:
         return False
+
+
+@pytest.mark.parametrize("persistence", ["aof", "rdb"])
+def test_a_target_restarted_mid_import_drops_the_partial_keys(start_server, persistence):
+    """nodes.conf records the running imports (fsynced before any key arrives): a target
+    restarted from its AOF or its dump drops the keys of an import it did not finish."""
+    extra = ("--appendonly", "yes") if persistence == "aof" else ()
+    nodes, (p0, p1, p2) = cluster_of_three(start_server, extra=extra)
+    populate(p2, TAG[16383], 200)
+    populate(p0, TAG[0], 20)
+    debug(nodes, "PREVENT-PAUSE", 1)
+    client(p2).execute_command("CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", "16383", "16383",
+                               "NODE", node_id(p0))
+    name = job_of(p2, 16383)["name"]
+    wait_field(p2, name, "state", "waiting-to-pause")
+    wait_for(lambda: client(p0).execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 200)
+    assert "atomicImports 16383-16383" in (p0.dir / "nodes.conf").read_text()
+    if persistence == "rdb":
+        client(p0).save()
+    p0.kill()
+    wait_field(p2, name, "state", "failed")
+    p0._fixed_port = p0.port
+    p0.start(port=p0.port)
+    c0 = client(p0)
+    assert c0.execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 0
+    assert c0.execute_command("CLUSTER", "COUNTKEYSINSLOT", "0") == 20
+    assert "atomicImports" not in (p0.dir / "nodes.conf").read_text()
+    assert client(p2).execute_command("CLUSTER", "COUNTKEYSINSLOT", "16383") == 200
+    debug([p0], "PREVENT-PAUSE", 0)
+    debug([p1, p2], "PREVENT-PAUSE", 0)
