@@ -161,8 +161,13 @@ std::string Cluster::BlockedRedirect(const Client* c, const std::vector<std::str
   const ClusterNode* owner = slots_[static_cast<size_t>(slot)];
   if (owner == nullptr) return "CLUSTERDOWN Hash slot not served";
   if (owner == myself_ || !importing_[static_cast<size_t>(slot)].empty()) return "";
-  return "MOVED " + std::to_string(slot) + " " + owner->ip + ":" +
-         std::to_string(PortFor(*owner, c));
+  return RedirectTo("MOVED", slot, *owner, c);
+}
+
+std::string Cluster::RedirectTo(const char* kind, int slot, const ClusterNode& to,
+                                const Client* c) const {
+  return std::string(kind) + " " + std::to_string(slot) + " " + to.ip + ":" +
+         std::to_string(PortFor(to, c));
 }
 
 int Cluster::MasterCount() const {
@@ -399,7 +404,6 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
   if ((from_master || c->migration != nullptr) && !server_.config().cluster_slot_stats_enabled) {
     return "";
   }
-  // EXEC: its queued commands were checked when queued.
   // Reused across commands: no allocation per command once warm.
   std::vector<KeyRef>& keys = key_positions_;
   std::vector<std::string_view>& names = key_names_;
@@ -417,7 +421,8 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
     // EXEC: its queued commands' keys, again (the slot may have moved since they queued).
     for (const QueuedCommand& q : c->multi->queue) {
       if (q.spec == nullptr) continue;
-      std::vector<std::string_view> qargs(q.args.begin(), q.args.end());
+      std::vector<std::string_view>& qargs = queued_args_;
+      qargs.assign(q.args.begin(), q.args.end());
       CommandKeys(*q.spec, qargs, &keys);
       for (const KeyRef& k : keys) names.push_back(q.args[static_cast<size_t>(k.pos)]);
     }
@@ -449,10 +454,7 @@ std::string Cluster::Redirect(Client* c, const CommandSpec* spec,
     return owner == nullptr ? "CLUSTERDOWN Hash slot not served" : "CLUSTERDOWN The cluster is down";
   }
   if (owner == nullptr) return "CLUSTERDOWN Hash slot not served";
-  auto moved = [&](const char* kind, ClusterNode* to) {
-    return std::string(kind) + " " + std::to_string(slot) + " " + to->ip + ":" +
-           std::to_string(PortFor(*to, c));
-  };
+  auto moved = [&](const char* kind, ClusterNode* to) { return RedirectTo(kind, slot, *to, c); };
   Db* db = server_.db(c->db_index);
   if (owner == myself_) {
     const std::string& target = migrating_[static_cast<size_t>(slot)];
@@ -494,7 +496,7 @@ std::string Cluster::SlotRedirect(const Client* c, int slot) const {
       myself_->master_id == owner->id) {
     return "";
   }
-  return "MOVED " + std::to_string(slot) + " " + owner->ip + ":" + std::to_string(PortFor(*owner, c));
+  return RedirectTo("MOVED", slot, *owner, c);
 }
 
 std::string Cluster::InfoFields() const {

@@ -146,6 +146,9 @@ class Cluster {
 
   // Commands (cluster_commands_impl in cluster_admin.cc).
   void ReplyNodes(ReplyBuilder& r) const;
+  // "MOVED <slot> <ip>:<port>" (or ASK) for c: the port its transport uses (PortFor).
+  std::string RedirectTo(const char* kind, int slot, const ClusterNode& to,
+                         const Client* c) const;
   // CLUSTER GETKEYSINSLOT: up to count keys of slot in db.
   std::vector<std::string> KeysInSlot(Db* db, int slot, int64_t count);
   // c: the asking client, whose transport picks the port shown (PortFor).
@@ -181,6 +184,7 @@ class Cluster {
   uint64_t cron_ticks_ = 0;
   std::vector<KeyRef> key_positions_;  // Redirect's scratch
   std::vector<std::string_view> key_names_;
+  std::vector<std::string_view> queued_args_;  // one queued command's arguments (EXEC)
   std::vector<uint64_t> getkeys_resume_;  // per slot: where GETKEYSINSLOT's last walk stopped
   int getkeys_db_ = -1;
   uint64_t messages_sent_ = 0;

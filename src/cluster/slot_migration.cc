@@ -98,16 +98,8 @@ void SlotMigrations::HandshakeEvent(SlotMigrationJob* job, uint32_t events) {
              std::string("Unable to connect to target node: ") + strerror(err != 0 ? err : EIO));
       return;
     }
-    std::string out;
-    const auto& generic = server_.config().generic;
-    auto user = generic.find("primaryuser");
-    auto pass = generic.find("primaryauth");
-    if (pass != generic.end() && !pass->second.empty()) {
-      const bool has_user = user != generic.end() && !user->second.empty();
-      out += has_user ? RespCommand({"AUTH", user->second, pass->second})
-                      : RespCommand({"AUTH", pass->second});
-      job->auth_sent = true;
-    }
+    std::string out = PrimaryAuthCommand(server_.config());
+    job->auth_sent = !out.empty();
     std::vector<std::string> words = {"CLUSTER", "SYNCSLOTS", "ESTABLISH", "SOURCE",
                                       job->source_id, "NAME", job->name, "SLOTSRANGE"};
     for (const auto& [a, b] : job->ranges) {

@@ -201,31 +201,28 @@ void SlotMigrations::MigrateSlots(const std::vector<std::string_view>& args, Rep
 }
 
 void SlotMigrations::GetSlotMigrations(ReplyBuilder& r) const {
+  auto text = [&r](const char* name, const std::string& value) {
+    r.Bulk(name);
+    r.Bulk(value);
+  };
+  auto number = [&r](const char* name, int64_t value) {
+    r.Bulk(name);
+    r.Integer(value);
+  };
   r.Array(jobs_.size());
   for (const auto& job : jobs_) {
     r.Map(11);
-    r.Bulk("name");
-    r.Bulk(job->name);
-    r.Bulk("operation");
-    r.Bulk(job->kind == SlotMigrationJob::Kind::kExport ? "EXPORT" : "IMPORT");
-    r.Bulk("slot_ranges");
-    r.Bulk(SlotRangesText(job->ranges));
-    r.Bulk("target_node");
-    r.Bulk(job->target_id);
-    r.Bulk("source_node");
-    r.Bulk(job->source_id);
-    r.Bulk("create_time");
-    r.Integer(job->create_s);
-    r.Bulk("last_update_time");
-    r.Integer(job->update_s);
-    r.Bulk("last_ack_time");
-    r.Integer(job->ack_s);
-    r.Bulk("state");
-    r.Bulk(job->state);
-    r.Bulk("message");
-    r.Bulk(job->message);
-    r.Bulk("cow_size");
-    r.Integer(0);  // fork-less: the snapshot's extra memory is the client's output buffer
+    text("name", job->name);
+    text("operation", job->kind == SlotMigrationJob::Kind::kExport ? "EXPORT" : "IMPORT");
+    text("slot_ranges", SlotRangesText(job->ranges));
+    text("target_node", job->target_id);
+    text("source_node", job->source_id);
+    number("create_time", job->create_s);
+    number("last_update_time", job->update_s);
+    number("last_ack_time", job->ack_s);
+    text("state", job->state);
+    text("message", job->message);
+    number("cow_size", 0);  // fork-less: the snapshot's extra memory is the link's buffer
   }
 }
 

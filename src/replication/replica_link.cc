@@ -555,15 +555,20 @@ void Replication::BecomeConnected() {
   server_.FeedClientInput(master_, leftover);
 }
 
-bool Replication::SendPrimaryAuth(bool* sent) {
-  const auto& generic = server_.config().generic;
+std::string PrimaryAuthCommand(const Config& config) {
+  const auto& generic = config.generic;
   auto user = generic.find("primaryuser");  // alias masteruser
   auto pass = generic.find("primaryauth");  // alias masterauth
-  *sent = pass != generic.end() && !pass->second.empty();
-  if (!*sent) return true;
+  if (pass == generic.end() || pass->second.empty()) return "";
   const bool has_user = user != generic.end() && !user->second.empty();
-  return LinkSend(has_user ? RespCommand({"AUTH", user->second, pass->second})
-                           : RespCommand({"AUTH", pass->second}));
+  return has_user ? RespCommand({"AUTH", user->second, pass->second})
+                  : RespCommand({"AUTH", pass->second});
+}
+
+bool Replication::SendPrimaryAuth(bool* sent) {
+  const std::string auth = PrimaryAuthCommand(server_.config());
+  *sent = !auth.empty();
+  return !*sent || LinkSend(auth);
 }
 
 void Replication::SendAck() {

@@ -39,9 +39,15 @@
 
 namespace vireo {
 
+struct Config;
+
 class Server;
 class TlsSession;
 struct Client;
+
+// The AUTH a node sends where it acts as a client of another (replica handshake, rdb channel,
+// atomic slot migration): from primaryuser / primaryauth, "" when no password is set.
+std::string PrimaryAuthCommand(const Config& config);
 
 class Replication final : public PropagationSink {
  public:

@@ -145,6 +145,12 @@ def test_command_errors_match_valkey(three):
     assert err(c0, *m, "SLOTSRANGE", "0", "0") == "Slot 0 has no node served"
     c0.execute_command("CLUSTER", "ADDSLOTS", "0")
     assert "wrong number of arguments" in err(c0, "CLUSTER", "CANCELSLOTMIGRATIONS", "ARG")
+    assert "wrong number of arguments" in err(c0, "CLUSTER", "GETSLOTMIGRATIONS", "ARG")
+    assert err(c0, "DEBUG", "SLOTMIGRATION", "PREVENT-NOTHING", "1") == "syntax error"
+    assert "wrong number of arguments" in err(c0, "DEBUG", "SLOTMIGRATION", "PREVENT-PAUSE")
+    assert "must be" in err(c0, "CONFIG", "SET", "cluster-slot-migration-log-max-len", "-1")
+    assert "argument" in err(c0, "CONFIG", "SET", "slot-migration-max-failover-repl-bytes",
+                             "lots").lower()
     assert err(c0, "CLUSTER", "CANCELSLOTMIGRATIONS") == "No migrations ongoing"
     assert c0.execute_command("CLUSTER", "GETSLOTMIGRATIONS") == []
     # The stream's steps are refused to plain clients; unknown ones are a syntax error.
