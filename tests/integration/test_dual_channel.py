@@ -21,6 +21,10 @@ DEBUG = ("--enable-debug-command", "yes")
 DUAL = ("--dual-channel-replication-enabled", "yes")
 # The primary's side of a dual-channel sync: diskless, no waiting for more replicas.
 DUAL_PRIMARY = (*DUAL, *DEBUG, "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0")
+# A replica that loads slowly (20 us per key) and answers INFO every KB of the load: with the
+# default 2 MB interval a snapshot just under 2 MB was loaded without one INFO answered, so the
+# buffered stream was never seen (the CI failure of 2026-12-03).
+SLOW_LOAD = ("--key-load-delay", "20", "--loading-process-events-interval-bytes", "1024")
 
 
 def repl_info(r):
@@ -126,8 +130,8 @@ def dual_sync_with_writes(primary, replica, keys=60000):
 @pytest.mark.parametrize("backlog", ["1mb", "16kb"])
 def test_vireo_to_vireo_dual_channel_sync_under_writes(start_server, backlog):
     primary = start_server(*DUAL_PRIMARY, "--repl-backlog-size", backlog)
-    # key-load-delay keeps the replica loading long enough for the stream to pile up.
-    replica = start_server(*DUAL, *DEBUG, "--key-load-delay", "20")
+    # The slow load keeps the replica loading long enough for the stream to pile up.
+    replica = start_server(*DUAL, *DEBUG, *SLOW_LOAD)
     seen = dual_sync_with_writes(primary, replica)
     # Both connections were listed while the snapshot was loaded; the replica buffered.
     assert {"rdb-channel", "main-channel"} <= seen["types"]
@@ -199,7 +203,7 @@ def test_vireo_replica_falls_back_with_redis_server_primary(start_server):
 @need_valkey
 def test_valkey_replica_dual_channel_sync_from_vireo(start_server):
     primary = start_server(*DUAL_PRIMARY)
-    replica = start_server(*DUAL, *DEBUG, "--key-load-delay", "20", "--appendonly", "no",
+    replica = start_server(*DUAL, *DEBUG, *SLOW_LOAD, "--appendonly", "no",
                            binary=VALKEY_SERVER)
     seen = dual_sync_with_writes(primary, replica)
     assert {"rdb-channel", "main-channel"} <= seen["types"]
@@ -212,7 +216,7 @@ def test_valkey_replica_dual_channel_sync_from_vireo(start_server):
 @need_valkey
 def test_vireo_replica_dual_channel_sync_from_valkey(start_server):
     primary = start_server(*DUAL_PRIMARY, "--appendonly", "no", binary=VALKEY_SERVER)
-    replica = start_server(*DUAL, *DEBUG, "--key-load-delay", "20")
+    replica = start_server(*DUAL, *DEBUG, *SLOW_LOAD)
     seen = dual_sync_with_writes(primary, replica)
     assert {"rdb-channel", "main-channel"} <= seen["types"]
     assert seen["buffer"] > 0
