@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "cluster/slot_migration.h"
+#include "commands/client_filter.h"
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "commands/registry.h"
@@ -21,46 +21,6 @@ namespace {
 // Replies are built in a static buffer of this size in Valkey; CLIENT LIST's obl/oll/omem
 // split our single output buffer the same way so tools reading them see familiar numbers.
 constexpr size_t kReplyChunk = 16 * 1024;
-
-// The client's type for TYPE filters, in Valkey's precedence.
-std::string_view ClientType(const Client& c) {
-  if (c.flags & kClientMaster) return "master";
-  if ((c.flags & kClientReplica) && !(c.flags & kClientMonitor)) return "replica";
-  return (c.flags & kClientPubSub) ? "pubsub" : "normal";
-}
-
-// TYPE argument of CLIENT LIST / KILL, normalised ("slave" is "replica"); empty if unknown.
-std::string_view ParseClientType(std::string_view s) {
-  if (EqualsIgnoreCase(s, "normal")) return "normal";
-  if (EqualsIgnoreCase(s, "master") || EqualsIgnoreCase(s, "primary")) return "master";
-  if (EqualsIgnoreCase(s, "replica") || EqualsIgnoreCase(s, "slave")) return "replica";
-  if (EqualsIgnoreCase(s, "pubsub")) return "pubsub";
-  return {};
-}
-
-// The letters of CLIENT LIST's flags field, in Valkey's order; "N" when none applies.
-std::string ClientFlagLetters(const Client& c) {
-  std::string f;
-  if (c.flags & kClientReplica) f += 'S';
-  if (c.flags & kClientMaster) f += 'M';
-  if (c.flags & kClientMonitor) f += 'O';
-  if (c.flags & kClientPubSub) f += 'P';
-  if (c.flags & kClientMulti) f += 'x';
-  if (c.flags & (kClientBlocked | kClientPaused)) f += 'b';
-  if (c.flags & kClientTracking) f += 't';
-  if (c.flags & kClientTrackingBrokenRedir) f += 'R';
-  if (c.flags & kClientTrackingBcast) f += 'B';
-  if (c.flags & kClientDirtyCas) f += 'd';
-  if (c.flags & kClientCloseAfterReply) f += 'c';
-  if (c.flags & kClientCloseAsap) f += 'A';
-  if (c.flags & kClientUnixSocket) f += 'U';
-  if (c.flags & kClientNoEvict) f += 'e';
-  if (c.flags & kClientNoTouch) f += 'T';
-  // Valkey 9: an atomic slot migration's link, E on the exporting side, i on the importing.
-  if (c.migration != nullptr) f += c.migration->kind == SlotMigrationJob::Kind::kExport ? 'E' : 'i';
-  if (f.empty()) f = "N";
-  return f;
-}
 
 // One CLIENT LIST line (without the newline). `current` names the command c is running when
 // c is the caller (Valkey shows "client|list" for the client asking).
@@ -185,34 +145,54 @@ void CmdClientGetName(CommandContext& ctx) {
   }
 }
 
-// CLIENT LIST [TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id [client-id ...]]
+// Parses CLIENT LIST / KILL filters from argument first on; false after an error reply.
+// True when every argument from first on is a number: Valkey 8's `CLIENT LIST ID ...` form.
+bool IdsOnly(const std::vector<std::string_view>& args, size_t first) {
+  for (size_t i = first; i < args.size(); ++i) {
+    int64_t id;
+    if (!ParseInt64(args[i], &id)) return false;
+  }
+  return true;
+}
+
+// bad_id: Valkey 8's error for an ID that is not a positive number, which LIST and KILL word
+// differently.
+bool ParseFilter(CommandContext& ctx, size_t first, std::string_view bad_id,
+                 ClientFilter* filter) {
+  ClientFilterScope scope;
+  scope.bad_id = bad_id;
+  scope.nonpositive_ids_match_none = EqualsIgnoreCase(ctx.arg(1), "list");
+  scope.db_count = ctx.server.db_count();
+  scope.user_exists = [&ctx](std::string_view name) {
+    return ctx.server.acl().Find(name) != nullptr;
+  };
+  std::string error = ParseClientFilter(ctx.args, first, scope, filter);
+  if (error.empty()) return true;
+  ctx.reply.Error(error);
+  return false;
+}
+
+// CLIENT LIST [TYPE type] [ID client-id [client-id ...]] [USER username] [ADDR ip:port]
+//             [LADDR ip:port] [SKIPME yes|no] [MAXAGE maxage] [NAME name] [IDLE idle]
+//             [FLAGS flags] [LIB-NAME lib-name] [LIB-VER lib-ver] [DB db] [CAPA capa] [IP ip]
 void CmdClientList(CommandContext& ctx) {
-  std::vector<Client*> chosen;
-  if (ctx.argc() == 2) {
-    chosen = ClientsInOrder(ctx.server);
-  } else if (ctx.argc() == 4 && EqualsIgnoreCase(ctx.arg(2), "type")) {
-    std::string_view type = ParseClientType(ctx.arg(3));
-    if (type.empty()) {
-      ctx.reply.Error("ERR Unknown client type '" + std::string(ctx.arg(3)) + "'");
-      return;
-    }
-    for (Client* c : ClientsInOrder(ctx.server)) {
-      if (ClientType(*c) == type) chosen.push_back(c);
-    }
-  } else if (ctx.argc() > 3 && EqualsIgnoreCase(ctx.arg(2), "id")) {
-    // In the order given, repeats included, as Valkey does.
-    for (size_t i = 3; i < ctx.argc(); ++i) {
-      int64_t id;
-      if (!ParseInt64(ctx.arg(i), &id)) {
-        ctx.reply.Error("ERR Invalid client ID");
-        return;
-      }
-      Client* c = id > 0 ? ctx.server.FindClient(static_cast<uint64_t>(id)) : nullptr;
-      if (c != nullptr) chosen.push_back(c);
-    }
-  } else {
+  if (ctx.argc() == 3) {
     ctx.reply.Error(errors::kSyntax);
     return;
+  }
+  ClientFilter filter;
+  if (!ParseFilter(ctx, 2, "ERR Invalid client ID", &filter)) return;
+  std::vector<Client*> chosen;
+  if (ctx.argc() > 2 && EqualsIgnoreCase(ctx.arg(2), "id") && IdsOnly(ctx.args, 3)) {
+    // Valkey 8's ID-only form lists in the order given, repeats included.
+    for (uint64_t id : filter.ids) {
+      if (Client* c = ctx.server.FindClient(id)) chosen.push_back(c);
+    }
+  } else {
+    const int64_t now = NowMs();
+    for (Client* c : ClientsInOrder(ctx.server)) {
+      if (ClientMatches(filter, *c, &ctx.client, now)) chosen.push_back(c);
+    }
   }
   std::string text;
   for (Client* c : chosen) {
@@ -228,8 +208,7 @@ void CmdClientInfo(CommandContext& ctx) {
 }
 
 // CLIENT KILL ip:port
-// CLIENT KILL [ID id] [TYPE type] [USER user] [ADDR ip:port] [LADDR ip:port] [SKIPME yes|no]
-//             [MAXAGE seconds] ...
+// CLIENT KILL <filter> <value> [<filter> <value> ...]: CLIENT LIST's filters, SKIPME yes by default
 void CmdClientKill(CommandContext& ctx) {
   if (ctx.argc() == 3) {
     // The old form: one address, an error when nobody has it.
@@ -243,77 +222,14 @@ void CmdClientKill(CommandContext& ctx) {
     ctx.reply.Error("ERR No such client");
     return;
   }
-  uint64_t id = 0;
-  std::string_view type, addr, laddr, user;
-  bool skipme = true, has_addr = false, has_laddr = false, has_user = false;
-  int64_t maxage = 0;  // 0: no MAXAGE filter
-  for (size_t i = 2; i < ctx.argc(); i += 2) {
-    std::string_view opt = ctx.arg(i);
-    if (i + 1 >= ctx.argc()) {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-    std::string_view value = ctx.arg(i + 1);
-    if (EqualsIgnoreCase(opt, "id")) {
-      int64_t v;
-      if (!ParseInt64(value, &v) || v <= 0) {
-        ctx.reply.Error("ERR client-id should be greater than 0");
-        return;
-      }
-      id = static_cast<uint64_t>(v);
-    } else if (EqualsIgnoreCase(opt, "type")) {
-      type = ParseClientType(value);
-      if (type.empty()) {
-        ctx.reply.Error("ERR Unknown client type '" + std::string(value) + "'");
-        return;
-      }
-    } else if (EqualsIgnoreCase(opt, "addr")) {
-      addr = value;
-      has_addr = true;
-    } else if (EqualsIgnoreCase(opt, "laddr")) {
-      laddr = value;
-      has_laddr = true;
-    } else if (EqualsIgnoreCase(opt, "user")) {
-      if (ctx.server.acl().Find(value) == nullptr) {
-        ctx.reply.Error("ERR No such user '" + std::string(value) + "'");
-        return;
-      }
-      user = value;
-      has_user = true;
-    } else if (EqualsIgnoreCase(opt, "skipme")) {
-      if (EqualsIgnoreCase(value, "yes")) {
-        skipme = true;
-      } else if (EqualsIgnoreCase(value, "no")) {
-        skipme = false;
-      } else {
-        ctx.reply.Error(errors::kSyntax);
-        return;
-      }
-    } else if (EqualsIgnoreCase(opt, "maxage")) {
-      if (!ParseInt64(value, &maxage)) {
-        ctx.reply.Error("ERR maxage is not an integer or out of range");
-        return;
-      }
-      if (maxage <= 0) {
-        ctx.reply.Error("ERR maxage should be greater than 0");
-        return;
-      }
-    } else {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-  }
+  ClientFilter filter;
+  filter.skipme = true;
+  if (!ParseFilter(ctx, 2, "ERR client-id should be greater than 0", &filter)) return;
   const int64_t now = NowMs();
   int64_t killed = 0;
   for (Client* c : ClientsInOrder(ctx.server)) {
     if (c->flags & kClientCloseAsap) continue;  // already on its way out
-    if (id != 0 && c->id != id) continue;
-    if (!type.empty() && ClientType(*c) != type) continue;
-    if (has_addr && c->addr != addr) continue;
-    if (has_laddr && c->laddr != laddr) continue;
-    if (has_user && c->UserName() != user) continue;
-    if (skipme && c == &ctx.client) continue;
-    if (maxage > 0 && (now - c->ctime_ms) / 1000 < maxage) continue;
+    if (!ClientMatches(filter, *c, &ctx.client, now)) continue;
     KillClient(ctx, c);
     ++killed;
   }

@@ -42,12 +42,12 @@ void CmdTime(CommandContext& ctx) {
 // LASTSAVE
 void CmdLastSave(CommandContext& ctx) { ctx.reply.Integer(ctx.server.last_save_time()); }
 
-// SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]
+// SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [SAFE] | ABORT
 // Saves first with SAVE, or by default when save points exist (persistence/snapshot.h); a
 // failed save keeps the server running unless FORCE. A primary with lagging replicas waits
 // for them first (shutdown-timeout) unless NOW, with this client blocked; ABORT ends that wait.
 void CmdShutdown(CommandContext& ctx) {
-  bool save = false, nosave = false, abort = false, now = false, force = false;
+  bool save = false, nosave = false, abort = false, now = false, force = false, safe = false;
   for (size_t i = 1; i < ctx.argc(); ++i) {
     std::string_view a = ctx.arg(i);
     if (EqualsIgnoreCase(a, "nosave")) {
@@ -58,6 +58,8 @@ void CmdShutdown(CommandContext& ctx) {
       now = true;
     } else if (EqualsIgnoreCase(a, "force")) {
       force = true;
+    } else if (EqualsIgnoreCase(a, "safe")) {
+      safe = true;  // Valkey 9.0
     } else if (EqualsIgnoreCase(a, "abort")) {
       abort = true;
     } else {
@@ -65,7 +67,7 @@ void CmdShutdown(CommandContext& ctx) {
       return;
     }
   }
-  if ((save && nosave) || (abort && (save || nosave || now || force))) {
+  if ((save && nosave) || (abort && (save || nosave || now || force || safe))) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
@@ -87,7 +89,7 @@ void CmdShutdown(CommandContext& ctx) {
   }
   ShutdownSave mode = save ? ShutdownSave::kSave : nosave ? ShutdownSave::kNoSave
                                                           : ShutdownSave::kDefault;
-  switch (ctx.server.BeginShutdown(mode, now || !ctx.CanBlock(), force)) {
+  switch (ctx.server.BeginShutdown(mode, now || !ctx.CanBlock(), force, safe)) {
     case Server::ShutdownStep::kExiting:
       // No reply: the connection simply closes as the server exits, as in Valkey.
       return;

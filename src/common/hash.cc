@@ -23,4 +23,6 @@ uint64_t HashBytes(std::string_view s) { return XXH3_64bits_withSeed(s.data(), s
 
 void SetHashSeed(uint64_t seed) { g_seed = seed; }
 
+uint64_t HashSeedFromText(std::string_view text) { return XXH3_64bits(text.data(), text.size()); }
+
 }  // namespace vireo

@@ -63,7 +63,8 @@ std::vector<Directive> BuildDirectives() {
       {"maxclients", Kind::kInt, &Config::maxclients, 1, UINT32_MAX},
       {"protected-mode", Kind::kBool, &Config::protected_mode},
       {"enable-scripting", Kind::kBool, &Config::enable_scripting, 0, 0, nullptr, true},
-      {"io-threads", Kind::kInt, &Config::io_threads, 1, 128, nullptr, true},
+      // Settable at run time since Valkey 9.0 (Server::ApplyIoThreads).
+      {"io-threads", Kind::kInt, &Config::io_threads, 1, 128},
       {"events-per-io-thread", Kind::kInt, &Config::events_per_io_thread, 0, INT_MAX},
       {"prefetch-batch-max-size", Kind::kInt, &Config::prefetch_batch_max_size, 0, 128},
       {"metrics-port", Kind::kInt, &Config::metrics_port, 0, 65535, nullptr, true},

@@ -97,6 +97,9 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"dynamic-hz", "yes", GenericKind::kBool, false},
     {"enable-debug-assert", "no", GenericKind::kBool, true},
     {"extended-redis-compatibility", "no", GenericKind::kBool, false},
+    // Valkey 9.1: the keyspace hash seed; equal on every node, SCAN and CLUSTERSCAN cursors
+    // stay valid from one node to another. Empty: a random seed per process.
+    {"hash-seed", "", GenericKind::kString, true},
     {"hide-user-data-from-log", "yes", GenericKind::kBool, false},
     {"hll-sparse-max-bytes", "3000", GenericKind::kMemory, false, 0, kMax64},
     {"ignore-warnings", "", GenericKind::kString, false},
@@ -141,9 +144,9 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"server-cpulist", "", GenericKind::kString, true},
     {"set-proc-title", "yes", GenericKind::kBool, true},
     {"shutdown-on-sigint", "default", GenericKind::kFlags, false, 0, 0,
-     "default,save,nosave,now,force"},
+     "default,save,nosave,now,force,safe"},
     {"shutdown-on-sigterm", "default", GenericKind::kFlags, false, 0, 0,
-     "default,save,nosave,now,force"},
+     "default,save,nosave,now,force,safe"},
     {"shutdown-timeout", "10", GenericKind::kInt, false, 0, kMax32},
     {"slot-migration-max-failover-repl-bytes", "0", GenericKind::kMemory, false, 0, kMax64},
     {"socket-mark-id", "0", GenericKind::kInt, true, kMin64, kMax64},

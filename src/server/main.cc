@@ -11,6 +11,7 @@
 #include "commands/command_table.h"
 #include "commands/registry.h"
 #include "common/clock.h"
+#include "common/hash.h"
 #include "common/log.h"
 #include "server/config.h"
 #include "server/fd_limit.h"
@@ -74,6 +75,9 @@ int main(int argc, char** argv) {
     fprintf(stderr, "%s", error.c_str());
     return 1;
   }
+  // Before anything is hashed: every table hashes with the one process-wide seed.
+  const std::string hash_seed = vireo::ConfigValue(config, "hash-seed");
+  if (!hash_seed.empty()) vireo::SetHashSeed(vireo::HashSeedFromText(hash_seed));
   if (!config.config_file.empty() && config.config_file != "-") {
     char resolved[PATH_MAX];
     if (realpath(config.config_file.c_str(), resolved) != nullptr) config.config_file = resolved;

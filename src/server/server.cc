@@ -724,14 +724,14 @@ void Server::ShutdownOnSignal() {
   }
   // Valkey's line, so log watchers written for it match.
   LogWarning("Received %s scheduling shutdown...", sig);
-  // shutdown-on-sigterm / shutdown-on-sigint: "default", or save / nosave / now / force.
+  // shutdown-on-sigterm / shutdown-on-sigint: "default", or save / nosave / now / force / safe.
   const std::string how =
       ConfigValue(config_, signal == SIGINT ? "shutdown-on-sigint" : "shutdown-on-sigterm");
   auto has = [&how](std::string_view word) { return how.find(word) != std::string::npos; };
   const ShutdownSave mode = has("nosave") ? ShutdownSave::kNoSave
                             : has("save") ? ShutdownSave::kSave
                                           : ShutdownSave::kDefault;
-  if (BeginShutdown(mode, has("now"), has("force")) == ShutdownStep::kFailed) {
+  if (BeginShutdown(mode, has("now"), has("force"), has("safe")) == ShutdownStep::kFailed) {
     LogWarning(
         "%s received but errors trying to shut down the server, check the logs for more "
         "information",
@@ -761,6 +761,7 @@ void Server::OnConfigChanged(std::string_view name) {
   }
   // A lowered limit takes effect at once, as in Valkey.
   if (name == "maxmemory" || name == "maxmemory-policy") PerformEvictions(*this);
+  if (name == "io-threads") ApplyIoThreads();
   if (name == "hz") loop_.SetTimerPeriod(1000 / std::clamp<int64_t>(config_.hz, 1, 500));
   if (aof_ != nullptr) AofConfigChanged(*this, name);
   replication_->RefreshRestrictions();

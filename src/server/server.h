@@ -132,9 +132,10 @@ class Server {
   // Shutting down (SHUTDOWN, SIGTERM/SIGINT; server_shutdown.cc). Unless now, a primary
   // whose replicas lag behind first pauses writes and waits for them, up to shutdown-timeout
   // seconds; then the final save (mode) and exit. A failed save keeps the server running
-  // unless force. kWaiting: SHUTDOWN blocks its client until the wait ends.
+  // unless force; so does safe (Valkey 9's SHUTDOWN SAFE) on a cluster primary that serves
+  // slots. kWaiting: SHUTDOWN blocks its client until the wait ends.
   enum class ShutdownStep { kExiting, kWaiting, kFailed };
-  ShutdownStep BeginShutdown(ShutdownSave mode, bool now, bool force);
+  ShutdownStep BeginShutdown(ShutdownSave mode, bool now, bool force, bool safe = false);
   bool shutdown_waiting() const { return shutdown_wait_.active; }
   // SHUTDOWN ABORT: false when no shutdown waits.
   bool AbortShutdown();
@@ -332,6 +333,8 @@ class Server {
   // after the poll; replies of FlushPendingWrites likewise. The execution thread waits for
   // each batch, so no command ever runs while an I/O thread holds a client.
   void StartIoThreads();
+  // Starts or stops I/O threads to match io-threads (CONFIG SET at run time too).
+  void ApplyIoThreads();
   void QueueRead(Client* c);
   void RunQueuedReads();
   void DrainReadBatch();
@@ -469,9 +472,11 @@ class Server {
     int64_t deadline_ms = 0;
     ShutdownSave mode{};
     bool force = false;
+    bool safe = false;
   };
-  // The final save and exit; false (still running) when the save failed without force.
-  bool FinishShutdown(ShutdownSave mode, bool force);
+  // The final save and exit; false (still running) when the save failed or SAFE refused,
+  // without force.
+  bool FinishShutdown(ShutdownSave mode, bool force, bool safe);
   // The wait is over without exiting: writes resume, SHUTDOWN's clients get the error.
   void EndShutdownWait();
   ShutdownWait shutdown_wait_;

@@ -23,7 +23,22 @@ void Server::StartIoThreads() {
   // read (and its first commands parsed), the keys of all of their next commands are
   // prefetched, and only then do the commands run, so the batch's cache misses overlap.
   loop_.SetAfterPoll([this] { RunQueuedReads(); });
-  if (config_.io_threads <= 1) return;
+  ApplyIoThreads();
+}
+
+void Server::ApplyIoThreads() {
+  // Runs between batches (at start-up, or as CONFIG SET io-threads runs on this thread), when
+  // no worker holds a client: the old workers are joined, new ones started, and the clients
+  // carry on over the next batch whatever its number of threads (Valkey 9.0).
+  const int wanted = static_cast<int>(config_.io_threads) - 1;
+  const int running = io_pool_ != nullptr ? io_pool_->workers() : 0;
+  if (wanted == running) return;
+  if (running > 0) {
+    io_pool_.reset();
+    io_threads_active_ = false;
+    LogNotice("Stopped %d I/O threads", running);
+  }
+  if (wanted <= 0) return;
   const int cpus = UsableCpus();
   if (config_.io_threads > cpus) {
     LogWarning(
@@ -31,12 +46,12 @@ void Server::StartIoThreads() {
         "threads will compete for cores. Set io-threads to at most %d.",
         static_cast<long long>(config_.io_threads), cpus, cpus);
   }
-  io_pool_ = std::make_unique<IoThreadPool>(static_cast<int>(config_.io_threads - 1));
+  io_pool_ = std::make_unique<IoThreadPool>(wanted);
   // One job per participant: each worker adds its allocations to the maxmemory gauge's sum,
   // since values it parses are stored or freed by this thread.
   const size_t workers = static_cast<size_t>(io_pool_->workers());
   io_pool_->Run(workers + 1, io_pool_->workers() + 1, &TrackWorkerAllocations, nullptr);
-  LogNotice("Started %lld I/O threads", static_cast<long long>(config_.io_threads - 1));
+  LogNotice("Started %d I/O threads", wanted);
 }
 
 int Server::IoParticipants(size_t jobs) const {

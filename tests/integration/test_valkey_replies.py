@@ -282,7 +282,7 @@ def test_client_subcommand_errors(server, valkey):
         ["CLIENT", "KILL", "USER", "nobody"], ["CLIENT", "KILL", "USER"],
         ["CLIENT", "KILL", "FOO", "bar"], ["CLIENT", "KILL", "a", "b", "c"],
         ["CLIENT", "LIST", "x"], ["CLIENT", "LIST", "TYPE", "foo"], ["CLIENT", "LIST", "ID"],
-        ["CLIENT", "LIST", "ID", "abc"], ["CLIENT", "LIST", "ID", "1", "TYPE", "normal"],
+        ["CLIENT", "LIST", "ID", "abc"],
         ["CLIENT", "LIST", "ID", "99999"], ["CLIENT", "INFO", "x"],
         ["CLIENT", "SETNAME", "a b"], ["CLIENT", "REPLY", "foo"],
         ["CLIENT", "PAUSE", "abc"], ["CLIENT", "PAUSE", "10", "ALL", "x"],
