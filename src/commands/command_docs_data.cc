@@ -75,175 +75,177 @@ const KeySpec kKeySpecs[] = {
     /* 60 hexpiretime */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
     /* 61 hget */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
     /* 62 hgetall */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 63 hgetex */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 64 hincrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 65 hincrbyfloat */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 66 hkeys */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 67 hlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 68 hmget */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 69 hmset */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 70 hpersist */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 71 hpexpire */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 72 hpexpireat */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 73 hpexpiretime */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 74 hpttl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 75 hrandfield */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 76 hscan */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 77 hset */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 78 hsetex */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 79 hsetnx */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 80 hstrlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 81 httl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 82 hvals */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 83 incr */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 84 incrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 85 incrbyfloat */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 86 lcs */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 1, .keystep = 1, .limit = 0},
-    /* 87 lindex */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 88 linsert */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 89 llen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 90 lmove */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 91 lmove */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 92 lmpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 93 lpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 94 lpos */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 95 lpush */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 96 lpushx */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 97 lrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 98 lrem */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 99 lset */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 100 ltrim */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 101 memory|usage */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 102 mget */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 103 migrate */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 3, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 104 migrate */ {.flags = kKeyRW | kKeyAccess | kKeyDelete | kKeyIncomplete, .begin = KeySpec::kKeyword, .keyword = "KEYS", .startfrom = -2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 105 move */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 106 mset */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 2, .limit = 0},
-    /* 107 msetnx */ {.flags = kKeyOW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 2, .limit = 0},
-    /* 108 object|encoding */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 109 object|freq */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 110 object|idletime */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 111 object|refcount */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 112 persist */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 113 pexpire */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 114 pexpireat */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 115 pexpiretime */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 116 pfadd */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 117 pfcount */ {.notes = "RW because it may change the internal representation of the key, and propagate to replicas", .flags = kKeyRW | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 118 pfdebug */ {.flags = kKeyRW | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 119 pfmerge */ {.flags = kKeyRW | kKeyAccess | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 120 pfmerge */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 121 psetex */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 122 pttl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 123 rename */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 124 rename */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 125 renamenx */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 126 renamenx */ {.flags = kKeyOW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 127 restore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 128 restore-asking */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 129 rpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 130 rpoplpush */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 131 rpoplpush */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 132 rpush */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 133 rpushx */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 134 sadd */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 135 scard */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 136 sdiff */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 137 sdiffstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 138 sdiffstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 139 set */ {.notes = "RW and ACCESS due to the optional `GET` argument", .flags = kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 140 setbit */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 141 setex */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 142 setnx */ {.flags = kKeyOW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 143 setrange */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 144 sinter */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 145 sintercard */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 146 sinterstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 147 sinterstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 148 sismember */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 149 smembers */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 150 smismember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 151 smove */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 152 smove */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 153 sort */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 154 sort */ {.notes = "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", .flags = kKeyRO | kKeyAccess, .begin = KeySpec::kUnknown, .find = KeySpec::kUnknown},
-    /* 155 sort */ {.notes = "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array", .flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kUnknown, .find = KeySpec::kUnknown},
-    /* 156 sort_ro */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 157 sort_ro */ {.notes = "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", .flags = kKeyRO | kKeyAccess, .begin = KeySpec::kUnknown, .find = KeySpec::kUnknown},
-    /* 158 spop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 159 spublish */ {.flags = kKeyNotKey, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 160 srandmember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 161 srem */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 162 sscan */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 163 ssubscribe */ {.flags = kKeyNotKey, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 164 strlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 165 substr */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 166 sunion */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 167 sunionstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 168 sunionstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 169 sunsubscribe */ {.flags = kKeyNotKey, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 170 touch */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 171 ttl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 172 type */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 173 unlink */ {.flags = kKeyRM | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 174 watch */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
-    /* 175 xack */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 176 xadd */ {.notes = "UPDATE instead of INSERT because of the optional trimming feature", .flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 177 xautoclaim */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 178 xclaim */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 179 xdel */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 180 xgroup|create */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 181 xgroup|createconsumer */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 182 xgroup|delconsumer */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 183 xgroup|destroy */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 184 xgroup|setid */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 185 xinfo|consumers */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 186 xinfo|groups */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 187 xinfo|stream */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 188 xlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 189 xpending */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 190 xrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 191 xread */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kKeyword, .keyword = "STREAMS", .startfrom = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 2},
-    /* 192 xreadgroup */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kKeyword, .keyword = "STREAMS", .startfrom = 4, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 2},
-    /* 193 xrevrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 194 xsetid */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 195 xtrim */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 196 zadd */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 197 zcard */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 198 zcount */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 199 zdiff */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 200 zdiffstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 201 zdiffstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 202 zincrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 203 zinter */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 204 zintercard */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 205 zinterstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 206 zinterstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 207 zlexcount */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 208 zmpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 209 zmscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 210 zpopmax */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 211 zpopmin */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 212 zrandmember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 213 zrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 214 zrangebylex */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 215 zrangebyscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 216 zrangestore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 217 zrangestore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 218 zrank */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 219 zrem */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 220 zremrangebylex */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 221 zremrangebyrank */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 222 zremrangebyscore */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 223 zrevrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 224 zrevrangebylex */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 225 zrevrangebyscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 226 zrevrank */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 227 zscan */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 228 zscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 229 zunion */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
-    /* 230 zunionstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
-    /* 231 zunionstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 63 hgetdel */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 64 hgetex */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 65 hincrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 66 hincrbyfloat */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 67 hkeys */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 68 hlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 69 hmget */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 70 hmset */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 71 hpersist */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 72 hpexpire */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 73 hpexpireat */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 74 hpexpiretime */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 75 hpttl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 76 hrandfield */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 77 hscan */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 78 hset */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 79 hsetex */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 80 hsetnx */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 81 hstrlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 82 httl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 83 hvals */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 84 incr */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 85 incrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 86 incrbyfloat */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 87 lcs */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 1, .keystep = 1, .limit = 0},
+    /* 88 lindex */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 89 linsert */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 90 llen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 91 lmove */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 92 lmove */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 93 lmpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 94 lpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 95 lpos */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 96 lpush */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 97 lpushx */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 98 lrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 99 lrem */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 100 lset */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 101 ltrim */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 102 memory|usage */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 103 mget */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 104 migrate */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 3, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 105 migrate */ {.flags = kKeyRW | kKeyAccess | kKeyDelete | kKeyIncomplete, .begin = KeySpec::kKeyword, .keyword = "KEYS", .startfrom = -2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 106 move */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 107 mset */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 2, .limit = 0},
+    /* 108 msetex */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 2},
+    /* 109 msetnx */ {.flags = kKeyOW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 2, .limit = 0},
+    /* 110 object|encoding */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 111 object|freq */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 112 object|idletime */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 113 object|refcount */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 114 persist */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 115 pexpire */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 116 pexpireat */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 117 pexpiretime */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 118 pfadd */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 119 pfcount */ {.notes = "RW because it may change the internal representation of the key, and propagate to replicas", .flags = kKeyRW | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 120 pfdebug */ {.flags = kKeyRW | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 121 pfmerge */ {.flags = kKeyRW | kKeyAccess | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 122 pfmerge */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 123 psetex */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 124 pttl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 125 rename */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 126 rename */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 127 renamenx */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 128 renamenx */ {.flags = kKeyOW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 129 restore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 130 restore-asking */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 131 rpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 132 rpoplpush */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 133 rpoplpush */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 134 rpush */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 135 rpushx */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 136 sadd */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 137 scard */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 138 sdiff */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 139 sdiffstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 140 sdiffstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 141 set */ {.notes = "RW and ACCESS due to the optional `GET` argument", .flags = kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 142 setbit */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 143 setex */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 144 setnx */ {.flags = kKeyOW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 145 setrange */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 146 sinter */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 147 sintercard */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 148 sinterstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 149 sinterstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 150 sismember */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 151 smembers */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 152 smismember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 153 smove */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 154 smove */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 155 sort */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 156 sort */ {.notes = "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", .flags = kKeyRO | kKeyAccess, .begin = KeySpec::kUnknown, .find = KeySpec::kUnknown},
+    /* 157 sort */ {.notes = "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array", .flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kUnknown, .find = KeySpec::kUnknown},
+    /* 158 sort_ro */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 159 sort_ro */ {.notes = "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", .flags = kKeyRO | kKeyAccess, .begin = KeySpec::kUnknown, .find = KeySpec::kUnknown},
+    /* 160 spop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 161 spublish */ {.flags = kKeyNotKey, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 162 srandmember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 163 srem */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 164 sscan */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 165 ssubscribe */ {.flags = kKeyNotKey, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 166 strlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 167 substr */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 168 sunion */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 169 sunionstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 170 sunionstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 171 sunsubscribe */ {.flags = kKeyNotKey, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 172 touch */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 173 ttl */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 174 type */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 175 unlink */ {.flags = kKeyRM | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 176 watch */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 0},
+    /* 177 xack */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 178 xadd */ {.notes = "UPDATE instead of INSERT because of the optional trimming feature", .flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 179 xautoclaim */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 180 xclaim */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 181 xdel */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 182 xgroup|create */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 183 xgroup|createconsumer */ {.flags = kKeyRW | kKeyInsert, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 184 xgroup|delconsumer */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 185 xgroup|destroy */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 186 xgroup|setid */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 187 xinfo|consumers */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 188 xinfo|groups */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 189 xinfo|stream */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 190 xlen */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 191 xpending */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 192 xrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 193 xread */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kKeyword, .keyword = "STREAMS", .startfrom = 1, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 2},
+    /* 194 xreadgroup */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kKeyword, .keyword = "STREAMS", .startfrom = 4, .find = KeySpec::kRange, .lastkey = -1, .keystep = 1, .limit = 2},
+    /* 195 xrevrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 196 xsetid */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 197 xtrim */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 198 zadd */ {.flags = kKeyRW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 199 zcard */ {.flags = kKeyRO, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 200 zcount */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 201 zdiff */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 202 zdiffstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 203 zdiffstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 204 zincrby */ {.flags = kKeyRW | kKeyAccess | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 205 zinter */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 206 zintercard */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 207 zinterstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 208 zinterstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 209 zlexcount */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 210 zmpop */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 211 zmscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 212 zpopmax */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 213 zpopmin */ {.flags = kKeyRW | kKeyAccess | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 214 zrandmember */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 215 zrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 216 zrangebylex */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 217 zrangebyscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 218 zrangestore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 219 zrangestore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 220 zrank */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 221 zrem */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 222 zremrangebylex */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 223 zremrangebyrank */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 224 zremrangebyscore */ {.flags = kKeyRW | kKeyDelete, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 225 zrevrange */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 226 zrevrangebylex */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 227 zrevrangebyscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 228 zrevrank */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 229 zscan */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 230 zscore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 231 zunion */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+    /* 232 zunionstore */ {.flags = kKeyOW | kKeyUpdate, .begin = KeySpec::kIndex, .pos = 1, .find = KeySpec::kRange, .lastkey = 0, .keystep = 1, .limit = 0},
+    /* 233 zunionstore */ {.flags = kKeyRO | kKeyAccess, .begin = KeySpec::kIndex, .pos = 2, .find = KeySpec::kKeynum, .keynumidx = 0, .firstkey = 1, .keystep = 1},
 };
 
 // Sorted by name (FindCommandDocs searches it).
@@ -4752,7 +4754,37 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"hgetex", "", 63, 1,
+    {"hgetdel", "", 63, 1,
+     "%5\n"
+     "$summary\n" "$Returns the values of one or more fields and deletes them from a hash.\n"
+     "$since\n" "$9.1.0\n"
+     "$group\n" "$hash\n"
+     "$complexity\n" "$O(N) where N is the number of fields to be retrieved and deleted.\n"
+     "$arguments\n"
+       "*2\n"
+         "%4\n"
+         "$name\n" "$key\n"
+         "$type\n" "$key\n"
+         "$display_text\n" "$key\n"
+         "$key_spec_index\n" ":0\n"
+         "%4\n"
+         "$name\n" "$fields\n"
+         "$type\n" "$block\n"
+         "$token\n" "$FIELDS\n"
+         "$arguments\n"
+           "*2\n"
+             "%3\n"
+             "$name\n" "$numfields\n"
+             "$type\n" "$integer\n"
+             "$display_text\n" "$numfields\n"
+             "%4\n"
+             "$name\n" "$field\n"
+             "$type\n" "$string\n"
+             "$display_text\n" "$field\n"
+             "$flags\n"
+               "~1\n"
+               "+multiple\n"},
+    {"hgetex", "", 64, 1,
      "%5\n"
      "$summary\n" "$Get the value of one or more fields of a given hash key, and optionally set their expiration time.\n"
      "$since\n" "$9.0.0\n"
@@ -4815,7 +4847,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hincrby", "", 64, 1,
+    {"hincrby", "", 65, 1,
      "%5\n"
      "$summary\n" "$Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.\n"
      "$since\n" "$2.0.0\n"
@@ -4836,7 +4868,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$increment\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$increment\n"},
-    {"hincrbyfloat", "", 65, 1,
+    {"hincrbyfloat", "", 66, 1,
      "%5\n"
      "$summary\n" "$Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.\n"
      "$since\n" "$2.6.0\n"
@@ -4857,7 +4889,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$increment\n"
          "$type\n" "$double\n"
          "$display_text\n" "$increment\n"},
-    {"hkeys", "nondeterministic_output_order", 66, 1,
+    {"hkeys", "nondeterministic_output_order", 67, 1,
      "%5\n"
      "$summary\n" "$Returns all fields in a hash.\n"
      "$since\n" "$2.0.0\n"
@@ -4870,7 +4902,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"hlen", "", 67, 1,
+    {"hlen", "", 68, 1,
      "%5\n"
      "$summary\n" "$Returns the number of fields in a hash.\n"
      "$since\n" "$2.0.0\n"
@@ -4883,7 +4915,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"hmget", "", 68, 1,
+    {"hmget", "", 69, 1,
      "%5\n"
      "$summary\n" "$Returns the values of all fields in a hash.\n"
      "$since\n" "$2.0.0\n"
@@ -4903,7 +4935,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"hmset", "", 69, 1,
+    {"hmset", "", 70, 1,
      "%8\n"
      "$summary\n" "$Sets the values of multiple fields.\n"
      "$since\n" "$2.0.0\n"
@@ -4937,7 +4969,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$value\n"
              "$type\n" "$string\n"
              "$display_text\n" "$value\n"},
-    {"hpersist", "", 70, 1,
+    {"hpersist", "", 71, 1,
      "%5\n"
      "$summary\n" "$Removes the expiration time of hash fields.\n"
      "$since\n" "$9.0.0\n"
@@ -4967,7 +4999,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hpexpire", "", 71, 1,
+    {"hpexpire", "", 72, 1,
      "%5\n"
      "$summary\n" "$Sets expiry time on hash fields in milliseconds.\n"
      "$since\n" "$9.0.0\n"
@@ -5029,7 +5061,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hpexpireat", "", 72, 1,
+    {"hpexpireat", "", 73, 1,
      "%5\n"
      "$summary\n" "$Sets expiry time on hash fields as a Unix timestamp in milliseconds.\n"
      "$since\n" "$9.0.0\n"
@@ -5091,7 +5123,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hpexpiretime", "", 73, 1,
+    {"hpexpiretime", "", 74, 1,
      "%5\n"
      "$summary\n" "$Returns the expiration time of hash fields as a Unix timestamp in milliseconds.\n"
      "$since\n" "$9.0.0\n"
@@ -5121,7 +5153,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hpttl", "", 74, 1,
+    {"hpttl", "", 75, 1,
      "%5\n"
      "$summary\n" "$Returns the remaining time to live in milliseconds of hash fields.\n"
      "$since\n" "$9.0.0\n"
@@ -5151,7 +5183,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hrandfield", "nondeterministic_output", 75, 1,
+    {"hrandfield", "nondeterministic_output", 76, 1,
      "%5\n"
      "$summary\n" "$Returns one or more random fields from a hash.\n"
      "$since\n" "$6.2.0\n"
@@ -5184,7 +5216,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+optional\n"},
-    {"hscan", "nondeterministic_output", 76, 1,
+    {"hscan", "nondeterministic_output", 77, 1,
      "%5\n"
      "$summary\n" "$Iterates over fields and values of a hash.\n"
      "$since\n" "$2.8.0\n"
@@ -5225,7 +5257,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"hset", "", 77, 1,
+    {"hset", "", 78, 1,
      "%6\n"
      "$summary\n" "$Creates or modifies the value of a field in a hash.\n"
      "$since\n" "$2.0.0\n"
@@ -5259,7 +5291,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$value\n"
              "$type\n" "$string\n"
              "$display_text\n" "$value\n"},
-    {"hsetex", "", 78, 1,
+    {"hsetex", "", 79, 1,
      "%5\n"
      "$summary\n" "$Set the value of one or more fields of a given hash key, and optionally set their expiration time.\n"
      "$since\n" "$9.0.0\n"
@@ -5367,7 +5399,7 @@ const CommandDocs kCommandDocs[] = {
                  "$name\n" "$value\n"
                  "$type\n" "$string\n"
                  "$display_text\n" "$value\n"},
-    {"hsetnx", "", 79, 1,
+    {"hsetnx", "", 80, 1,
      "%5\n"
      "$summary\n" "$Sets the value of a field in a hash only when the field doesn't exist.\n"
      "$since\n" "$2.0.0\n"
@@ -5388,7 +5420,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$string\n"
          "$display_text\n" "$value\n"},
-    {"hstrlen", "", 80, 1,
+    {"hstrlen", "", 81, 1,
      "%5\n"
      "$summary\n" "$Returns the length of the value of a field.\n"
      "$since\n" "$3.2.0\n"
@@ -5405,7 +5437,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$field\n"
          "$type\n" "$string\n"
          "$display_text\n" "$field\n"},
-    {"httl", "", 81, 1,
+    {"httl", "", 82, 1,
      "%5\n"
      "$summary\n" "$Returns the remaining time to live in seconds of hash fields.\n"
      "$since\n" "$9.0.0\n"
@@ -5435,7 +5467,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"hvals", "nondeterministic_output_order", 82, 1,
+    {"hvals", "nondeterministic_output_order", 83, 1,
      "%5\n"
      "$summary\n" "$Returns all values in a hash.\n"
      "$since\n" "$2.0.0\n"
@@ -5448,7 +5480,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"incr", "", 83, 1,
+    {"incr", "", 84, 1,
      "%5\n"
      "$summary\n" "$Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -5461,7 +5493,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"incrby", "", 84, 1,
+    {"incrby", "", 85, 1,
      "%5\n"
      "$summary\n" "$Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -5478,7 +5510,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$increment\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$increment\n"},
-    {"incrbyfloat", "", 85, 1,
+    {"incrbyfloat", "", 86, 1,
      "%5\n"
      "$summary\n" "$Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.\n"
      "$since\n" "$2.6.0\n"
@@ -5495,7 +5527,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$increment\n"
          "$type\n" "$double\n"
          "$display_text\n" "$increment\n"},
-    {"info", "nondeterministic_output request_policy:all_shards response_policy:special", 86, 0,
+    {"info", "nondeterministic_output request_policy:all_shards response_policy:special", 87, 0,
      "%6\n"
      "$summary\n" "$Returns information and statistics about the server.\n"
      "$since\n" "$1.0.0\n"
@@ -5516,7 +5548,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"keys", "request_policy:all_shards nondeterministic_output_order", 86, 0,
+    {"keys", "request_policy:all_shards nondeterministic_output_order", 87, 0,
      "%5\n"
      "$summary\n" "$Returns all key names that match a pattern.\n"
      "$since\n" "$1.0.0\n"
@@ -5528,25 +5560,25 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$pattern\n"
          "$type\n" "$pattern\n"
          "$display_text\n" "$pattern\n"},
-    {"lastsave", "nondeterministic_output", 86, 0,
+    {"lastsave", "nondeterministic_output", 87, 0,
      "%4\n"
      "$summary\n" "$Returns the Unix timestamp of the last successful save to disk.\n"
      "$since\n" "$1.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"latency", "", 86, 0,
+    {"latency", "", 87, 0,
      "%4\n"
      "$summary\n" "$A container for latency diagnostics commands.\n"
      "$since\n" "$2.8.13\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"latency|doctor", "nondeterministic_output request_policy:all_nodes response_policy:special", 86, 0,
+    {"latency|doctor", "nondeterministic_output request_policy:all_nodes response_policy:special", 87, 0,
      "%4\n"
      "$summary\n" "$Returns a human-readable latency analysis report.\n"
      "$since\n" "$2.8.13\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"latency|graph", "nondeterministic_output request_policy:all_nodes response_policy:special", 86, 0,
+    {"latency|graph", "nondeterministic_output request_policy:all_nodes response_policy:special", 87, 0,
      "%5\n"
      "$summary\n" "$Returns a latency graph for an event.\n"
      "$since\n" "$2.8.13\n"
@@ -5558,13 +5590,13 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$event\n"
          "$type\n" "$string\n"
          "$display_text\n" "$event\n"},
-    {"latency|help", "", 86, 0,
+    {"latency|help", "", 87, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$2.8.13\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"latency|histogram", "nondeterministic_output request_policy:all_nodes response_policy:special", 86, 0,
+    {"latency|histogram", "nondeterministic_output request_policy:all_nodes response_policy:special", 87, 0,
      "%5\n"
      "$summary\n" "$Returns the cumulative distribution of latencies of a subset or all commands.\n"
      "$since\n" "$7.0.0\n"
@@ -5580,7 +5612,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"latency|history", "nondeterministic_output request_policy:all_nodes response_policy:special", 86, 0,
+    {"latency|history", "nondeterministic_output request_policy:all_nodes response_policy:special", 87, 0,
      "%5\n"
      "$summary\n" "$Returns timestamp-latency samples for an event.\n"
      "$since\n" "$2.8.13\n"
@@ -5592,13 +5624,13 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$event\n"
          "$type\n" "$string\n"
          "$display_text\n" "$event\n"},
-    {"latency|latest", "nondeterministic_output request_policy:all_nodes response_policy:special", 86, 0,
+    {"latency|latest", "nondeterministic_output request_policy:all_nodes response_policy:special", 87, 0,
      "%4\n"
      "$summary\n" "$Returns the latest latency samples for all events.\n"
      "$since\n" "$2.8.13\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"latency|reset", "request_policy:all_nodes response_policy:agg_sum", 86, 0,
+    {"latency|reset", "request_policy:all_nodes response_policy:agg_sum", 87, 0,
      "%5\n"
      "$summary\n" "$Resets the latency data for one or more events.\n"
      "$since\n" "$2.8.13\n"
@@ -5614,7 +5646,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"lcs", "", 86, 1,
+    {"lcs", "", 87, 1,
      "%5\n"
      "$summary\n" "$Finds the longest common substring.\n"
      "$since\n" "$7.0.0\n"
@@ -5664,7 +5696,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"lindex", "", 87, 1,
+    {"lindex", "", 88, 1,
      "%5\n"
      "$summary\n" "$Returns an element from a list by its index.\n"
      "$since\n" "$1.0.0\n"
@@ -5681,7 +5713,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$index\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$index\n"},
-    {"linsert", "", 88, 1,
+    {"linsert", "", 89, 1,
      "%5\n"
      "$summary\n" "$Inserts an element before or after another element in a list.\n"
      "$since\n" "$2.2.0\n"
@@ -5717,7 +5749,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$element\n"
          "$type\n" "$string\n"
          "$display_text\n" "$element\n"},
-    {"llen", "", 89, 1,
+    {"llen", "", 90, 1,
      "%5\n"
      "$summary\n" "$Returns the length of a list.\n"
      "$since\n" "$1.0.0\n"
@@ -5730,7 +5762,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"lmove", "", 90, 2,
+    {"lmove", "", 91, 2,
      "%5\n"
      "$summary\n" "$Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.\n"
      "$since\n" "$6.2.0\n"
@@ -5778,7 +5810,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$right\n"
              "$token\n" "$RIGHT\n"},
-    {"lmpop", "", 92, 1,
+    {"lmpop", "", 93, 1,
      "%5\n"
      "$summary\n" "$Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.\n"
      "$since\n" "$7.0.0\n"
@@ -5821,7 +5853,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"lolwut", "", 93, 0,
+    {"lolwut", "", 94, 0,
      "%4\n"
      "$summary\n" "$Displays computer art and the server version\n"
      "$since\n" "$5.0.0\n"
@@ -5836,7 +5868,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"lpop", "", 93, 1,
+    {"lpop", "", 94, 1,
      "%6\n"
      "$summary\n" "$Returns the first elements in a list after removing it. Deletes the list if the last element was popped.\n"
      "$since\n" "$1.0.0\n"
@@ -5862,7 +5894,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"lpos", "", 94, 1,
+    {"lpos", "", 95, 1,
      "%5\n"
      "$summary\n" "$Returns the index of matching elements in a list.\n"
      "$since\n" "$6.0.6\n"
@@ -5903,7 +5935,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"lpush", "", 95, 1,
+    {"lpush", "", 96, 1,
      "%6\n"
      "$summary\n" "$Prepends one or more elements to a list. Creates the key if it doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -5928,7 +5960,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"lpushx", "", 96, 1,
+    {"lpushx", "", 97, 1,
      "%6\n"
      "$summary\n" "$Prepends one or more elements to a list only when the list exists.\n"
      "$since\n" "$2.2.0\n"
@@ -5953,7 +5985,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"lrange", "", 97, 1,
+    {"lrange", "", 98, 1,
      "%5\n"
      "$summary\n" "$Returns a range of elements from a list.\n"
      "$since\n" "$1.0.0\n"
@@ -5974,7 +6006,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$stop\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$stop\n"},
-    {"lrem", "", 98, 1,
+    {"lrem", "", 99, 1,
      "%5\n"
      "$summary\n" "$Removes elements from a list. Deletes the list if the last element was removed.\n"
      "$since\n" "$1.0.0\n"
@@ -5995,7 +6027,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$element\n"
          "$type\n" "$string\n"
          "$display_text\n" "$element\n"},
-    {"lset", "", 99, 1,
+    {"lset", "", 100, 1,
      "%5\n"
      "$summary\n" "$Sets the value of an element in a list by its index.\n"
      "$since\n" "$1.0.0\n"
@@ -6016,7 +6048,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$element\n"
          "$type\n" "$string\n"
          "$display_text\n" "$element\n"},
-    {"ltrim", "", 100, 1,
+    {"ltrim", "", 101, 1,
      "%5\n"
      "$summary\n" "$Removes elements from both ends a list. Deletes the list if all elements were trimmed.\n"
      "$since\n" "$1.0.0\n"
@@ -6037,43 +6069,43 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$stop\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$stop\n"},
-    {"memory", "", 101, 0,
+    {"memory", "", 102, 0,
      "%4\n"
      "$summary\n" "$A container for memory diagnostics commands.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"memory|doctor", "nondeterministic_output request_policy:all_shards response_policy:special", 101, 0,
+    {"memory|doctor", "nondeterministic_output request_policy:all_shards response_policy:special", 102, 0,
      "%4\n"
      "$summary\n" "$Outputs a memory problems report.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"memory|help", "", 101, 0,
+    {"memory|help", "", 102, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"memory|malloc-stats", "nondeterministic_output request_policy:all_shards response_policy:special", 101, 0,
+    {"memory|malloc-stats", "nondeterministic_output request_policy:all_shards response_policy:special", 102, 0,
      "%4\n"
      "$summary\n" "$Returns the allocator statistics.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on how much memory is allocated, could be slow\n"},
-    {"memory|purge", "request_policy:all_shards response_policy:all_succeeded", 101, 0,
+    {"memory|purge", "request_policy:all_shards response_policy:all_succeeded", 102, 0,
      "%4\n"
      "$summary\n" "$Asks the allocator to release memory.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on how much memory is allocated, could be slow\n"},
-    {"memory|stats", "nondeterministic_output request_policy:all_shards response_policy:special", 101, 0,
+    {"memory|stats", "nondeterministic_output request_policy:all_shards response_policy:special", 102, 0,
      "%4\n"
      "$summary\n" "$Returns details about memory usage.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"memory|usage", "", 101, 1,
+    {"memory|usage", "", 102, 1,
      "%5\n"
      "$summary\n" "$Estimates the memory usage of a key.\n"
      "$since\n" "$4.0.0\n"
@@ -6094,7 +6126,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"mget", "request_policy:multi_shard", 102, 1,
+    {"mget", "request_policy:multi_shard", 103, 1,
      "%5\n"
      "$summary\n" "$Atomically returns the string values of one or more keys.\n"
      "$since\n" "$1.0.0\n"
@@ -6110,7 +6142,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"migrate", "nondeterministic_output", 103, 2,
+    {"migrate", "nondeterministic_output", 104, 2,
      "%6\n"
      "$summary\n" "$Atomically transfers a key from one instance to another.\n"
      "$since\n" "$2.6.0\n"
@@ -6221,25 +6253,25 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"module", "", 105, 0,
+    {"module", "", 106, 0,
      "%4\n"
      "$summary\n" "$A container for module commands.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"module|help", "", 105, 0,
+    {"module|help", "", 106, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"module|list", "nondeterministic_output_order", 105, 0,
+    {"module|list", "nondeterministic_output_order", 106, 0,
      "%4\n"
      "$summary\n" "$Returns all loaded modules.\n"
      "$since\n" "$4.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(N) where N is the number of loaded modules.\n"},
-    {"module|load", "", 105, 0,
+    {"module|load", "", 106, 0,
      "%5\n"
      "$summary\n" "$Loads a module.\n"
      "$since\n" "$4.0.0\n"
@@ -6259,7 +6291,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"module|loadex", "", 105, 0,
+    {"module|loadex", "", 106, 0,
      "%5\n"
      "$summary\n" "$Loads a module using extended parameters.\n"
      "$since\n" "$7.0.0\n"
@@ -6299,7 +6331,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"module|unload", "", 105, 0,
+    {"module|unload", "", 106, 0,
      "%5\n"
      "$summary\n" "$Unloads a module.\n"
      "$since\n" "$4.0.0\n"
@@ -6311,12 +6343,12 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$name\n"
          "$type\n" "$string\n"
          "$display_text\n" "$name\n"},
-    {"monitor", "", 105, 0,
+    {"monitor", "", 106, 0,
      "%3\n"
      "$summary\n" "$Listens for all requests received by the server in real-time.\n"
      "$since\n" "$1.0.0\n"
      "$group\n" "$server\n"},
-    {"move", "", 105, 1,
+    {"move", "", 106, 1,
      "%5\n"
      "$summary\n" "$Moves a key to another database.\n"
      "$since\n" "$1.0.0\n"
@@ -6333,7 +6365,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$db\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$db\n"},
-    {"mset", "request_policy:multi_shard response_policy:all_succeeded", 106, 1,
+    {"mset", "request_policy:multi_shard response_policy:all_succeeded", 107, 1,
      "%5\n"
      "$summary\n" "$Atomically creates or modifies the string values of one or more keys.\n"
      "$since\n" "$1.0.1\n"
@@ -6358,7 +6390,87 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$value\n"
              "$type\n" "$string\n"
              "$display_text\n" "$value\n"},
-    {"msetnx", "", 107, 1,
+    {"msetex", "request_policy:multi_shard response_policy:all_succeeded", 108, 1,
+     "%5\n"
+     "$summary\n" "$Atomically creates or modifies the string values of one or more keys, and optionally set their expiration.\n"
+     "$since\n" "$9.1.0\n"
+     "$group\n" "$string\n"
+     "$complexity\n" "$O(N) where N is the number of keys to set.\n"
+     "$arguments\n"
+       "*4\n"
+         "%3\n"
+         "$name\n" "$numkeys\n"
+         "$type\n" "$integer\n"
+         "$display_text\n" "$numkeys\n"
+         "%4\n"
+         "$name\n" "$data\n"
+         "$type\n" "$block\n"
+         "$flags\n"
+           "~1\n"
+           "+multiple\n"
+         "$arguments\n"
+           "*2\n"
+             "%4\n"
+             "$name\n" "$key\n"
+             "$type\n" "$key\n"
+             "$display_text\n" "$key\n"
+             "$key_spec_index\n" ":0\n"
+             "%3\n"
+             "$name\n" "$value\n"
+             "$type\n" "$string\n"
+             "$display_text\n" "$value\n"
+         "%4\n"
+         "$name\n" "$condition\n"
+         "$type\n" "$oneof\n"
+         "$flags\n"
+           "~1\n"
+           "+optional\n"
+         "$arguments\n"
+           "*2\n"
+             "%4\n"
+             "$name\n" "$nx\n"
+             "$type\n" "$pure-token\n"
+             "$display_text\n" "$nx\n"
+             "$token\n" "$NX\n"
+             "%4\n"
+             "$name\n" "$xx\n"
+             "$type\n" "$pure-token\n"
+             "$display_text\n" "$xx\n"
+             "$token\n" "$XX\n"
+         "%4\n"
+         "$name\n" "$expiration\n"
+         "$type\n" "$oneof\n"
+         "$flags\n"
+           "~1\n"
+           "+optional\n"
+         "$arguments\n"
+           "*5\n"
+             "%4\n"
+             "$name\n" "$seconds\n"
+             "$type\n" "$integer\n"
+             "$display_text\n" "$seconds\n"
+             "$token\n" "$EX\n"
+             "%4\n"
+             "$name\n" "$milliseconds\n"
+             "$type\n" "$integer\n"
+             "$display_text\n" "$milliseconds\n"
+             "$token\n" "$PX\n"
+             "%4\n"
+             "$name\n" "$unix-time-seconds\n"
+             "$type\n" "$unix-time\n"
+             "$display_text\n" "$unix-time-seconds\n"
+             "$token\n" "$EXAT\n"
+             "%4\n"
+             "$name\n" "$unix-time-milliseconds\n"
+             "$type\n" "$unix-time\n"
+             "$display_text\n" "$unix-time-milliseconds\n"
+             "$token\n" "$PXAT\n"
+             "%4\n"
+             "$name\n" "$keepttl\n"
+             "$type\n" "$pure-token\n"
+             "$display_text\n" "$keepttl\n"
+             "$token\n" "$KEEPTTL\n"},
+    {"msetnx", "", 109, 1,
      "%5\n"
      "$summary\n" "$Atomically modifies the string values of one or more keys only when all keys don't exist.\n"
      "$since\n" "$1.0.1\n"
@@ -6383,19 +6495,19 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$value\n"
              "$type\n" "$string\n"
              "$display_text\n" "$value\n"},
-    {"multi", "", 108, 0,
+    {"multi", "", 110, 0,
      "%4\n"
      "$summary\n" "$Starts a transaction.\n"
      "$since\n" "$1.2.0\n"
      "$group\n" "$transactions\n"
      "$complexity\n" "$O(1)\n"},
-    {"object", "", 108, 0,
+    {"object", "", 110, 0,
      "%4\n"
      "$summary\n" "$A container for object introspection commands.\n"
      "$since\n" "$2.2.3\n"
      "$group\n" "$generic\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"object|encoding", "nondeterministic_output", 108, 1,
+    {"object|encoding", "nondeterministic_output", 110, 1,
      "%5\n"
      "$summary\n" "$Returns the internal encoding of an object.\n"
      "$since\n" "$2.2.3\n"
@@ -6408,7 +6520,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"object|freq", "nondeterministic_output", 109, 1,
+    {"object|freq", "nondeterministic_output", 111, 1,
      "%5\n"
      "$summary\n" "$Returns the logarithmic access frequency counter of an object.\n"
      "$since\n" "$4.0.0\n"
@@ -6421,13 +6533,13 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"object|help", "", 110, 0,
+    {"object|help", "", 112, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$6.2.0\n"
      "$group\n" "$generic\n"
      "$complexity\n" "$O(1)\n"},
-    {"object|idletime", "nondeterministic_output", 110, 1,
+    {"object|idletime", "nondeterministic_output", 112, 1,
      "%5\n"
      "$summary\n" "$Returns the time since the last access to an object.\n"
      "$since\n" "$2.2.3\n"
@@ -6440,7 +6552,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"object|refcount", "nondeterministic_output", 111, 1,
+    {"object|refcount", "nondeterministic_output", 113, 1,
      "%5\n"
      "$summary\n" "$Returns the reference count of a value of a key.\n"
      "$since\n" "$2.2.3\n"
@@ -6453,7 +6565,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"persist", "", 112, 1,
+    {"persist", "", 114, 1,
      "%5\n"
      "$summary\n" "$Removes the expiration time of a key.\n"
      "$since\n" "$2.2.0\n"
@@ -6466,7 +6578,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"pexpire", "", 113, 1,
+    {"pexpire", "", 115, 1,
      "%6\n"
      "$summary\n" "$Sets the expiration time of a key in milliseconds.\n"
      "$since\n" "$2.6.0\n"
@@ -6517,7 +6629,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$lt\n"
              "$token\n" "$LT\n"},
-    {"pexpireat", "", 114, 1,
+    {"pexpireat", "", 116, 1,
      "%6\n"
      "$summary\n" "$Sets the expiration time of a key to a Unix milliseconds timestamp.\n"
      "$since\n" "$2.6.0\n"
@@ -6568,7 +6680,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$lt\n"
              "$token\n" "$LT\n"},
-    {"pexpiretime", "", 115, 1,
+    {"pexpiretime", "", 117, 1,
      "%5\n"
      "$summary\n" "$Returns the expiration time of a key as a Unix milliseconds timestamp.\n"
      "$since\n" "$7.0.0\n"
@@ -6581,7 +6693,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"pfadd", "", 116, 1,
+    {"pfadd", "", 118, 1,
      "%5\n"
      "$summary\n" "$Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.\n"
      "$since\n" "$2.8.9\n"
@@ -6602,7 +6714,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"pfcount", "", 117, 1,
+    {"pfcount", "", 119, 1,
      "%5\n"
      "$summary\n" "$Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).\n"
      "$since\n" "$2.8.9\n"
@@ -6618,7 +6730,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"pfdebug", "", 118, 1,
+    {"pfdebug", "", 120, 1,
      "%6\n"
      "$summary\n" "$Internal commands for debugging HyperLogLog values.\n"
      "$since\n" "$2.8.9\n"
@@ -6638,7 +6750,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"pfmerge", "", 119, 2,
+    {"pfmerge", "", 121, 2,
      "%5\n"
      "$summary\n" "$Merges one or more HyperLogLog values into a single key.\n"
      "$since\n" "$2.8.9\n"
@@ -6660,7 +6772,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"pfselftest", "", 121, 0,
+    {"pfselftest", "", 123, 0,
      "%5\n"
      "$summary\n" "$An internal command for testing HyperLogLog values.\n"
      "$since\n" "$2.8.9\n"
@@ -6669,7 +6781,7 @@ const CommandDocs kCommandDocs[] = {
      "$doc_flags\n"
        "~1\n"
        "+syscmd\n"},
-    {"ping", "request_policy:all_shards response_policy:all_succeeded", 121, 0,
+    {"ping", "request_policy:all_shards response_policy:all_succeeded", 123, 0,
      "%5\n"
      "$summary\n" "$Returns the server's liveliness response.\n"
      "$since\n" "$1.0.0\n"
@@ -6684,7 +6796,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"psetex", "", 121, 1,
+    {"psetex", "", 123, 1,
      "%8\n"
      "$summary\n" "$Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.\n"
      "$since\n" "$2.6.0\n"
@@ -6710,7 +6822,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$string\n"
          "$display_text\n" "$value\n"},
-    {"psubscribe", "", 122, 0,
+    {"psubscribe", "", 124, 0,
      "%5\n"
      "$summary\n" "$Listens for messages published to channels that match one or more patterns.\n"
      "$since\n" "$2.0.0\n"
@@ -6725,7 +6837,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"psync", "", 122, 0,
+    {"psync", "", 124, 0,
      "%4\n"
      "$summary\n" "$An internal command used in replication.\n"
      "$since\n" "$2.8.0\n"
@@ -6740,7 +6852,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$offset\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$offset\n"},
-    {"pttl", "nondeterministic_output", 122, 1,
+    {"pttl", "nondeterministic_output", 124, 1,
      "%6\n"
      "$summary\n" "$Returns the expiration time in milliseconds of a key.\n"
      "$since\n" "$2.6.0\n"
@@ -6758,7 +6870,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"publish", "", 123, 0,
+    {"publish", "", 125, 0,
      "%5\n"
      "$summary\n" "$Posts a message to a channel.\n"
      "$since\n" "$2.0.0\n"
@@ -6774,13 +6886,13 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$message\n"
          "$type\n" "$string\n"
          "$display_text\n" "$message\n"},
-    {"pubsub", "", 123, 0,
+    {"pubsub", "", 125, 0,
      "%4\n"
      "$summary\n" "$A container for Pub/Sub commands.\n"
      "$since\n" "$2.8.0\n"
      "$group\n" "$pubsub\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"pubsub|channels", "", 123, 0,
+    {"pubsub|channels", "", 125, 0,
      "%5\n"
      "$summary\n" "$Returns the active channels.\n"
      "$since\n" "$2.8.0\n"
@@ -6795,19 +6907,19 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"pubsub|help", "", 123, 0,
+    {"pubsub|help", "", 125, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$6.2.0\n"
      "$group\n" "$pubsub\n"
      "$complexity\n" "$O(1)\n"},
-    {"pubsub|numpat", "", 123, 0,
+    {"pubsub|numpat", "", 125, 0,
      "%4\n"
      "$summary\n" "$Returns a count of unique pattern subscriptions.\n"
      "$since\n" "$2.8.0\n"
      "$group\n" "$pubsub\n"
      "$complexity\n" "$O(1)\n"},
-    {"pubsub|numsub", "", 123, 0,
+    {"pubsub|numsub", "", 125, 0,
      "%5\n"
      "$summary\n" "$Returns a count of subscribers to channels.\n"
      "$since\n" "$2.8.0\n"
@@ -6823,7 +6935,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"pubsub|shardchannels", "", 123, 0,
+    {"pubsub|shardchannels", "", 125, 0,
      "%5\n"
      "$summary\n" "$Returns the active shard channels.\n"
      "$since\n" "$7.0.0\n"
@@ -6838,7 +6950,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"pubsub|shardnumsub", "", 123, 0,
+    {"pubsub|shardnumsub", "", 125, 0,
      "%5\n"
      "$summary\n" "$Returns the count of subscribers of shard channels.\n"
      "$since\n" "$7.0.0\n"
@@ -6854,7 +6966,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"punsubscribe", "", 123, 0,
+    {"punsubscribe", "", 125, 0,
      "%5\n"
      "$summary\n" "$Stops listening to messages published to channels that match one or more patterns.\n"
      "$since\n" "$2.0.0\n"
@@ -6870,7 +6982,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"quit", "", 123, 0,
+    {"quit", "", 125, 0,
      "%7\n"
      "$summary\n" "$Closes the connection.\n"
      "$since\n" "$1.0.0\n"
@@ -6881,25 +6993,25 @@ const CommandDocs kCommandDocs[] = {
        "+deprecated\n"
      "$deprecated_since\n" "$7.2.0\n"
      "$replaced_by\n" "$just closing the connection\n"},
-    {"randomkey", "request_policy:all_shards response_policy:special nondeterministic_output", 123, 0,
+    {"randomkey", "request_policy:all_shards response_policy:special nondeterministic_output", 125, 0,
      "%4\n"
      "$summary\n" "$Returns a random key name from the database.\n"
      "$since\n" "$1.0.0\n"
      "$group\n" "$generic\n"
      "$complexity\n" "$O(1)\n"},
-    {"readonly", "", 123, 0,
+    {"readonly", "", 125, 0,
      "%4\n"
      "$summary\n" "$Enables read-only queries for a connection to a Valkey replica node.\n"
      "$since\n" "$3.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(1)\n"},
-    {"readwrite", "", 123, 0,
+    {"readwrite", "", 125, 0,
      "%4\n"
      "$summary\n" "$Enables read-write queries for a connection to a Valkey replica node.\n"
      "$since\n" "$3.0.0\n"
      "$group\n" "$cluster\n"
      "$complexity\n" "$O(1)\n"},
-    {"rename", "", 123, 2,
+    {"rename", "", 125, 2,
      "%5\n"
      "$summary\n" "$Renames a key and overwrites the destination.\n"
      "$since\n" "$1.0.0\n"
@@ -6917,7 +7029,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$newkey\n"
          "$key_spec_index\n" ":1\n"},
-    {"renamenx", "", 125, 2,
+    {"renamenx", "", 127, 2,
      "%6\n"
      "$summary\n" "$Renames a key only when the target key name doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -6940,7 +7052,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$newkey\n"
          "$key_spec_index\n" ":1\n"},
-    {"replconf", "", 127, 0,
+    {"replconf", "", 129, 0,
      "%5\n"
      "$summary\n" "$An internal command for configuring the replication stream.\n"
      "$since\n" "$3.0.0\n"
@@ -6949,7 +7061,7 @@ const CommandDocs kCommandDocs[] = {
      "$doc_flags\n"
        "~1\n"
        "+syscmd\n"},
-    {"replicaof", "", 127, 0,
+    {"replicaof", "", 129, 0,
      "%5\n"
      "$summary\n" "$Configures a server as replica of another, or promotes it to a primary.\n"
      "$since\n" "$5.0.0\n"
@@ -6990,13 +7102,13 @@ const CommandDocs kCommandDocs[] = {
                  "$type\n" "$pure-token\n"
                  "$display_text\n" "$one\n"
                  "$token\n" "$ONE\n"},
-    {"reset", "", 127, 0,
+    {"reset", "", 129, 0,
      "%4\n"
      "$summary\n" "$Resets the connection.\n"
      "$since\n" "$6.2.0\n"
      "$group\n" "$connection\n"
      "$complexity\n" "$O(1)\n"},
-    {"restore", "", 127, 1,
+    {"restore", "", 129, 1,
      "%6\n"
      "$summary\n" "$Creates a key from the serialized representation of a value.\n"
      "$since\n" "$2.6.0\n"
@@ -7064,7 +7176,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"restore-asking", "", 128, 1,
+    {"restore-asking", "", 130, 1,
      "%7\n"
      "$summary\n" "$An internal command for migrating keys in a cluster.\n"
      "$since\n" "$3.0.0\n"
@@ -7135,13 +7247,13 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"role", "", 129, 0,
+    {"role", "", 131, 0,
      "%4\n"
      "$summary\n" "$Returns the replication role.\n"
      "$since\n" "$2.8.12\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"rpop", "", 129, 1,
+    {"rpop", "", 131, 1,
      "%6\n"
      "$summary\n" "$Returns and removes the last elements of a list. Deletes the list if the last element was popped.\n"
      "$since\n" "$1.0.0\n"
@@ -7167,7 +7279,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"rpoplpush", "", 130, 2,
+    {"rpoplpush", "", 132, 2,
      "%8\n"
      "$summary\n" "$Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped.\n"
      "$since\n" "$1.2.0\n"
@@ -7190,7 +7302,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$destination\n"
          "$key_spec_index\n" ":1\n"},
-    {"rpush", "", 132, 1,
+    {"rpush", "", 134, 1,
      "%6\n"
      "$summary\n" "$Appends one or more elements to a list. Creates the key if it doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -7215,7 +7327,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"rpushx", "", 133, 1,
+    {"rpushx", "", 135, 1,
      "%6\n"
      "$summary\n" "$Appends an element to a list only when the list exists.\n"
      "$since\n" "$2.2.0\n"
@@ -7240,7 +7352,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sadd", "", 134, 1,
+    {"sadd", "", 136, 1,
      "%6\n"
      "$summary\n" "$Adds one or more members to a set. Creates the key if it doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -7265,13 +7377,13 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"save", "", 135, 0,
+    {"save", "", 137, 0,
      "%4\n"
      "$summary\n" "$Synchronously saves the database(s) to disk.\n"
      "$since\n" "$1.0.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(N) where N is the total number of keys in all databases\n"},
-    {"scan", "nondeterministic_output request_policy:special response_policy:special", 135, 0,
+    {"scan", "nondeterministic_output request_policy:special response_policy:special", 137, 0,
      "%6\n"
      "$summary\n" "$Iterates over the key names in the database.\n"
      "$since\n" "$2.8.0\n"
@@ -7313,7 +7425,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"scard", "", 135, 1,
+    {"scard", "", 137, 1,
      "%5\n"
      "$summary\n" "$Returns the number of members in a set.\n"
      "$since\n" "$1.0.0\n"
@@ -7326,13 +7438,13 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"script", "", 136, 0,
+    {"script", "", 138, 0,
      "%4\n"
      "$summary\n" "$A container for Lua scripts management commands.\n"
      "$since\n" "$2.6.0\n"
      "$group\n" "$scripting\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"script|debug", "", 136, 0,
+    {"script|debug", "", 138, 0,
      "%5\n"
      "$summary\n" "$Sets the debug mode of server-side Lua scripts.\n"
      "$since\n" "$3.2.0\n"
@@ -7360,7 +7472,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$no\n"
              "$token\n" "$NO\n"},
-    {"script|exists", "request_policy:all_shards response_policy:agg_logical_and", 136, 0,
+    {"script|exists", "request_policy:all_shards response_policy:agg_logical_and", 138, 0,
      "%5\n"
      "$summary\n" "$Determines whether server-side Lua scripts exist in the script cache.\n"
      "$since\n" "$2.6.0\n"
@@ -7375,7 +7487,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"script|flush", "request_policy:all_nodes response_policy:all_succeeded", 136, 0,
+    {"script|flush", "request_policy:all_nodes response_policy:all_succeeded", 138, 0,
      "%6\n"
      "$summary\n" "$Removes all server-side Lua scripts from the script cache.\n"
      "$since\n" "$2.6.0\n"
@@ -7407,19 +7519,19 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$sync\n"
              "$token\n" "$SYNC\n"},
-    {"script|help", "", 136, 0,
+    {"script|help", "", 138, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$scripting\n"
      "$complexity\n" "$O(1)\n"},
-    {"script|kill", "request_policy:all_shards response_policy:one_succeeded", 136, 0,
+    {"script|kill", "request_policy:all_shards response_policy:one_succeeded", 138, 0,
      "%4\n"
      "$summary\n" "$Terminates a server-side Lua script during execution.\n"
      "$since\n" "$2.6.0\n"
      "$group\n" "$scripting\n"
      "$complexity\n" "$O(1)\n"},
-    {"script|load", "request_policy:all_nodes response_policy:all_succeeded", 136, 0,
+    {"script|load", "request_policy:all_nodes response_policy:all_succeeded", 138, 0,
      "%5\n"
      "$summary\n" "$Loads a server-side Lua script to the script cache.\n"
      "$since\n" "$2.6.0\n"
@@ -7431,7 +7543,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$script\n"
          "$type\n" "$string\n"
          "$display_text\n" "$script\n"},
-    {"script|show", "", 136, 0,
+    {"script|show", "", 138, 0,
      "%5\n"
      "$summary\n" "$Show server-side Lua script in the script cache.\n"
      "$since\n" "$8.0.0\n"
@@ -7443,7 +7555,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$sha1\n"
          "$type\n" "$string\n"
          "$display_text\n" "$sha1\n"},
-    {"sdiff", "nondeterministic_output_order", 136, 1,
+    {"sdiff", "nondeterministic_output_order", 138, 1,
      "%5\n"
      "$summary\n" "$Returns the difference of multiple sets.\n"
      "$since\n" "$1.0.0\n"
@@ -7459,7 +7571,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sdiffstore", "", 137, 2,
+    {"sdiffstore", "", 139, 2,
      "%5\n"
      "$summary\n" "$Stores the difference of multiple sets in a key.\n"
      "$since\n" "$1.0.0\n"
@@ -7480,7 +7592,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"select", "", 139, 0,
+    {"select", "", 141, 0,
      "%5\n"
      "$summary\n" "$Changes the selected database.\n"
      "$since\n" "$1.0.0\n"
@@ -7492,7 +7604,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$index\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$index\n"},
-    {"set", "", 139, 1,
+    {"set", "", 141, 1,
      "%6\n"
      "$summary\n" "$Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -7589,7 +7701,7 @@ const CommandDocs kCommandDocs[] = {
              "$display_text\n" "$keepttl\n"
              "$token\n" "$KEEPTTL\n"
              "$since\n" "$6.0.0\n"},
-    {"setbit", "", 140, 1,
+    {"setbit", "", 142, 1,
      "%5\n"
      "$summary\n" "$Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.\n"
      "$since\n" "$2.2.0\n"
@@ -7610,7 +7722,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$value\n"},
-    {"setex", "", 141, 1,
+    {"setex", "", 143, 1,
      "%8\n"
      "$summary\n" "$Sets the string value and expiration time of a key. Creates the key if it doesn't exist.\n"
      "$since\n" "$2.0.0\n"
@@ -7636,7 +7748,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$string\n"
          "$display_text\n" "$value\n"},
-    {"setnx", "", 142, 1,
+    {"setnx", "", 144, 1,
      "%8\n"
      "$summary\n" "$Set the string value of a key only when the key doesn't exist.\n"
      "$since\n" "$1.0.0\n"
@@ -7658,7 +7770,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$string\n"
          "$display_text\n" "$value\n"},
-    {"setrange", "", 143, 1,
+    {"setrange", "", 145, 1,
      "%5\n"
      "$summary\n" "$Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.\n"
      "$since\n" "$2.2.0\n"
@@ -7679,7 +7791,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$value\n"
          "$type\n" "$string\n"
          "$display_text\n" "$value\n"},
-    {"shutdown", "", 144, 0,
+    {"shutdown", "", 146, 0,
      "%6\n"
      "$summary\n" "$Synchronously saves the database(s) to disk and shuts down the server.\n"
      "$since\n" "$1.0.0\n"
@@ -7747,7 +7859,7 @@ const CommandDocs kCommandDocs[] = {
              "$display_text\n" "$abort\n"
              "$token\n" "$ABORT\n"
              "$since\n" "$7.0.0\n"},
-    {"sinter", "nondeterministic_output_order", 144, 1,
+    {"sinter", "nondeterministic_output_order", 146, 1,
      "%5\n"
      "$summary\n" "$Returns the intersect of multiple sets.\n"
      "$since\n" "$1.0.0\n"
@@ -7763,7 +7875,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sintercard", "", 145, 1,
+    {"sintercard", "", 147, 1,
      "%5\n"
      "$summary\n" "$Returns the number of members of the intersect of multiple sets.\n"
      "$since\n" "$7.0.0\n"
@@ -7791,7 +7903,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"sinterstore", "", 146, 2,
+    {"sinterstore", "", 148, 2,
      "%5\n"
      "$summary\n" "$Stores the intersect of multiple sets in a key.\n"
      "$since\n" "$1.0.0\n"
@@ -7812,7 +7924,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sismember", "", 148, 1,
+    {"sismember", "", 150, 1,
      "%5\n"
      "$summary\n" "$Determines whether a member belongs to a set.\n"
      "$since\n" "$1.0.0\n"
@@ -7829,7 +7941,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$member\n"
          "$type\n" "$string\n"
          "$display_text\n" "$member\n"},
-    {"slaveof", "", 149, 0,
+    {"slaveof", "", 151, 0,
      "%8\n"
      "$summary\n" "$Sets a server as a replica of another, or promotes it to being a primary.\n"
      "$since\n" "$1.0.0\n"
@@ -7875,13 +7987,13 @@ const CommandDocs kCommandDocs[] = {
                  "$type\n" "$pure-token\n"
                  "$display_text\n" "$one\n"
                  "$token\n" "$ONE\n"},
-    {"slowlog", "", 149, 0,
+    {"slowlog", "", 151, 0,
      "%4\n"
      "$summary\n" "$A container for slow log commands.\n"
      "$since\n" "$2.2.12\n"
      "$group\n" "$server\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"slowlog|get", "request_policy:all_nodes nondeterministic_output", 149, 0,
+    {"slowlog|get", "request_policy:all_nodes nondeterministic_output", 151, 0,
      "%6\n"
      "$summary\n" "$Returns the slow log's entries.\n"
      "$since\n" "$2.2.12\n"
@@ -7901,25 +8013,25 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"slowlog|help", "", 149, 0,
+    {"slowlog|help", "", 151, 0,
      "%4\n"
      "$summary\n" "$Show helpful text about the different subcommands\n"
      "$since\n" "$6.2.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"slowlog|len", "request_policy:all_nodes response_policy:agg_sum nondeterministic_output", 149, 0,
+    {"slowlog|len", "request_policy:all_nodes response_policy:agg_sum nondeterministic_output", 151, 0,
      "%4\n"
      "$summary\n" "$Returns the number of entries in the slow log.\n"
      "$since\n" "$2.2.12\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"slowlog|reset", "request_policy:all_nodes response_policy:all_succeeded", 149, 0,
+    {"slowlog|reset", "request_policy:all_nodes response_policy:all_succeeded", 151, 0,
      "%4\n"
      "$summary\n" "$Clears all entries from the slow log.\n"
      "$since\n" "$2.2.12\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(N) where N is the number of entries in the slowlog\n"},
-    {"smembers", "nondeterministic_output_order", 149, 1,
+    {"smembers", "nondeterministic_output_order", 151, 1,
      "%5\n"
      "$summary\n" "$Returns all members of a set.\n"
      "$since\n" "$1.0.0\n"
@@ -7932,7 +8044,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"smismember", "", 150, 1,
+    {"smismember", "", 152, 1,
      "%5\n"
      "$summary\n" "$Determines whether multiple members belong to a set.\n"
      "$since\n" "$6.2.0\n"
@@ -7952,7 +8064,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"smove", "", 151, 2,
+    {"smove", "", 153, 2,
      "%5\n"
      "$summary\n" "$Moves a member from one set to another.\n"
      "$since\n" "$1.0.0\n"
@@ -7974,7 +8086,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$member\n"
          "$type\n" "$string\n"
          "$display_text\n" "$member\n"},
-    {"sort", "", 153, 3,
+    {"sort", "", 155, 3,
      "%5\n"
      "$summary\n" "$Sorts the elements in a list, a set, or a sorted set, optionally storing the result.\n"
      "$since\n" "$1.0.0\n"
@@ -8059,7 +8171,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"sort_ro", "", 156, 2,
+    {"sort_ro", "", 158, 2,
      "%5\n"
      "$summary\n" "$Returns the sorted elements of a list, a set, or a sorted set.\n"
      "$since\n" "$7.0.0\n"
@@ -8135,7 +8247,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"spop", "nondeterministic_output", 158, 1,
+    {"spop", "nondeterministic_output", 160, 1,
      "%6\n"
      "$summary\n" "$Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.\n"
      "$since\n" "$1.0.0\n"
@@ -8161,7 +8273,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"spublish", "", 159, 1,
+    {"spublish", "", 161, 1,
      "%5\n"
      "$summary\n" "$Post a message to a shard channel\n"
      "$since\n" "$7.0.0\n"
@@ -8177,7 +8289,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$message\n"
          "$type\n" "$string\n"
          "$display_text\n" "$message\n"},
-    {"srandmember", "nondeterministic_output", 160, 1,
+    {"srandmember", "nondeterministic_output", 162, 1,
      "%6\n"
      "$summary\n" "$Get one or multiple random members from a set\n"
      "$since\n" "$1.0.0\n"
@@ -8203,7 +8315,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"srem", "", 161, 1,
+    {"srem", "", 163, 1,
      "%6\n"
      "$summary\n" "$Removes one or more members from a set. Deletes the set if the last member was removed.\n"
      "$since\n" "$1.0.0\n"
@@ -8228,7 +8340,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sscan", "nondeterministic_output", 162, 1,
+    {"sscan", "nondeterministic_output", 164, 1,
      "%5\n"
      "$summary\n" "$Iterates over members of a set.\n"
      "$since\n" "$2.8.0\n"
@@ -8261,7 +8373,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"ssubscribe", "", 163, 1,
+    {"ssubscribe", "", 165, 1,
      "%5\n"
      "$summary\n" "$Listens for messages published to shard channels.\n"
      "$since\n" "$7.0.0\n"
@@ -8276,7 +8388,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"strlen", "", 164, 1,
+    {"strlen", "", 166, 1,
      "%5\n"
      "$summary\n" "$Returns the length of a string value.\n"
      "$since\n" "$2.2.0\n"
@@ -8289,7 +8401,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"subscribe", "", 165, 0,
+    {"subscribe", "", 167, 0,
      "%5\n"
      "$summary\n" "$Listens for messages published to channels.\n"
      "$since\n" "$2.0.0\n"
@@ -8304,7 +8416,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"substr", "", 165, 1,
+    {"substr", "", 167, 1,
      "%8\n"
      "$summary\n" "$Returns a substring from a string value.\n"
      "$since\n" "$1.0.0\n"
@@ -8330,7 +8442,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$end\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$end\n"},
-    {"sunion", "nondeterministic_output_order", 166, 1,
+    {"sunion", "nondeterministic_output_order", 168, 1,
      "%5\n"
      "$summary\n" "$Returns the union of multiple sets.\n"
      "$since\n" "$1.0.0\n"
@@ -8346,7 +8458,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sunionstore", "", 167, 2,
+    {"sunionstore", "", 169, 2,
      "%5\n"
      "$summary\n" "$Stores the union of multiple sets in a key.\n"
      "$since\n" "$1.0.0\n"
@@ -8367,7 +8479,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"sunsubscribe", "", 169, 1,
+    {"sunsubscribe", "", 171, 1,
      "%5\n"
      "$summary\n" "$Stops listening to messages posted to shard channels.\n"
      "$since\n" "$7.0.0\n"
@@ -8383,7 +8495,7 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"swapdb", "", 170, 0,
+    {"swapdb", "", 172, 0,
      "%5\n"
      "$summary\n" "$Swaps two databases.\n"
      "$since\n" "$4.0.0\n"
@@ -8399,18 +8511,18 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$index2\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$index2\n"},
-    {"sync", "", 170, 0,
+    {"sync", "", 172, 0,
      "%3\n"
      "$summary\n" "$An internal command used in replication.\n"
      "$since\n" "$1.0.0\n"
      "$group\n" "$server\n"},
-    {"time", "nondeterministic_output", 170, 0,
+    {"time", "nondeterministic_output", 172, 0,
      "%4\n"
      "$summary\n" "$Returns the server time.\n"
      "$since\n" "$2.6.0\n"
      "$group\n" "$server\n"
      "$complexity\n" "$O(1)\n"},
-    {"touch", "request_policy:multi_shard response_policy:agg_sum", 170, 1,
+    {"touch", "request_policy:multi_shard response_policy:agg_sum", 172, 1,
      "%5\n"
      "$summary\n" "$Returns the number of existing keys out of those specified after updating the time they were last accessed.\n"
      "$since\n" "$3.2.1\n"
@@ -8426,7 +8538,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"ttl", "nondeterministic_output", 171, 1,
+    {"ttl", "nondeterministic_output", 173, 1,
      "%6\n"
      "$summary\n" "$Returns the expiration time in seconds of a key.\n"
      "$since\n" "$1.0.0\n"
@@ -8444,7 +8556,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"type", "", 172, 1,
+    {"type", "", 174, 1,
      "%5\n"
      "$summary\n" "$Determines the type of value stored at a key.\n"
      "$since\n" "$1.0.0\n"
@@ -8457,7 +8569,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"unlink", "request_policy:multi_shard response_policy:agg_sum", 173, 1,
+    {"unlink", "request_policy:multi_shard response_policy:agg_sum", 175, 1,
      "%5\n"
      "$summary\n" "$Asynchronously deletes one or more keys.\n"
      "$since\n" "$4.0.0\n"
@@ -8473,7 +8585,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"unsubscribe", "", 174, 0,
+    {"unsubscribe", "", 176, 0,
      "%5\n"
      "$summary\n" "$Stops listening to messages posted to channels.\n"
      "$since\n" "$2.0.0\n"
@@ -8489,13 +8601,13 @@ const CommandDocs kCommandDocs[] = {
            "~2\n"
            "+optional\n"
            "+multiple\n"},
-    {"unwatch", "", 174, 0,
+    {"unwatch", "", 176, 0,
      "%4\n"
      "$summary\n" "$Forgets about watched keys of a transaction.\n"
      "$since\n" "$2.2.0\n"
      "$group\n" "$transactions\n"
      "$complexity\n" "$O(1)\n"},
-    {"wait", "request_policy:all_shards response_policy:agg_min", 174, 0,
+    {"wait", "request_policy:all_shards response_policy:agg_min", 176, 0,
      "%5\n"
      "$summary\n" "$Blocks until the asynchronous replication of all preceding write commands sent by the connection is completed.\n"
      "$since\n" "$3.0.0\n"
@@ -8511,7 +8623,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$timeout\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$timeout\n"},
-    {"waitaof", "request_policy:all_shards response_policy:agg_min", 174, 0,
+    {"waitaof", "request_policy:all_shards response_policy:agg_min", 176, 0,
      "%5\n"
      "$summary\n" "$Blocks until all of the preceding write commands sent by the connection are written to the append-only file of the primary and/or replicas.\n"
      "$since\n" "$7.2.0\n"
@@ -8531,7 +8643,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$timeout\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$timeout\n"},
-    {"watch", "", 174, 1,
+    {"watch", "", 176, 1,
      "%5\n"
      "$summary\n" "$Monitors changes to keys to determine the execution of a transaction.\n"
      "$since\n" "$2.2.0\n"
@@ -8547,7 +8659,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"xack", "", 175, 1,
+    {"xack", "", 177, 1,
      "%5\n"
      "$summary\n" "$Returns the number of messages that were successfully acknowledged by the consumer group member of a stream.\n"
      "$since\n" "$5.0.0\n"
@@ -8571,7 +8683,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"xadd", "nondeterministic_output", 176, 1,
+    {"xadd", "nondeterministic_output", 178, 1,
      "%6\n"
      "$summary\n" "$Appends a new message to a stream. Creates the key if it doesn't exist.\n"
      "$since\n" "$5.0.0\n"
@@ -8686,7 +8798,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$value\n"
              "$type\n" "$string\n"
              "$display_text\n" "$value\n"},
-    {"xautoclaim", "nondeterministic_output", 177, 1,
+    {"xautoclaim", "nondeterministic_output", 179, 1,
      "%6\n"
      "$summary\n" "$Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.\n"
      "$since\n" "$6.2.0\n"
@@ -8736,7 +8848,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xclaim", "nondeterministic_output", 178, 1,
+    {"xclaim", "nondeterministic_output", 180, 1,
      "%5\n"
      "$summary\n" "$Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member.\n"
      "$since\n" "$5.0.0\n"
@@ -8816,7 +8928,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xdel", "", 179, 1,
+    {"xdel", "", 181, 1,
      "%5\n"
      "$summary\n" "$Returns the number of messages after removing them from a stream.\n"
      "$since\n" "$5.0.0\n"
@@ -8836,13 +8948,13 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"xgroup", "", 180, 0,
+    {"xgroup", "", 182, 0,
      "%4\n"
      "$summary\n" "$A container for consumer groups commands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$stream\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"xgroup|create", "", 180, 1,
+    {"xgroup|create", "", 182, 1,
      "%6\n"
      "$summary\n" "$Creates a consumer group.\n"
      "$since\n" "$5.0.0\n"
@@ -8894,7 +9006,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xgroup|createconsumer", "", 181, 1,
+    {"xgroup|createconsumer", "", 183, 1,
      "%5\n"
      "$summary\n" "$Creates a consumer in a consumer group.\n"
      "$since\n" "$6.2.0\n"
@@ -8915,7 +9027,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$consumer\n"
          "$type\n" "$string\n"
          "$display_text\n" "$consumer\n"},
-    {"xgroup|delconsumer", "", 182, 1,
+    {"xgroup|delconsumer", "", 184, 1,
      "%5\n"
      "$summary\n" "$Deletes a consumer from a consumer group.\n"
      "$since\n" "$5.0.0\n"
@@ -8936,7 +9048,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$consumer\n"
          "$type\n" "$string\n"
          "$display_text\n" "$consumer\n"},
-    {"xgroup|destroy", "", 183, 1,
+    {"xgroup|destroy", "", 185, 1,
      "%5\n"
      "$summary\n" "$Destroys a consumer group.\n"
      "$since\n" "$5.0.0\n"
@@ -8953,13 +9065,13 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$group\n"
          "$type\n" "$string\n"
          "$display_text\n" "$group\n"},
-    {"xgroup|help", "", 184, 0,
+    {"xgroup|help", "", 186, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$stream\n"
      "$complexity\n" "$O(1)\n"},
-    {"xgroup|setid", "", 184, 1,
+    {"xgroup|setid", "", 186, 1,
      "%6\n"
      "$summary\n" "$Sets the last-delivered ID of a consumer group.\n"
      "$since\n" "$5.0.0\n"
@@ -9003,13 +9115,13 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xinfo", "", 185, 0,
+    {"xinfo", "", 187, 0,
      "%4\n"
      "$summary\n" "$A container for stream introspection commands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$stream\n"
      "$complexity\n" "$Depends on subcommand.\n"},
-    {"xinfo|consumers", "nondeterministic_output", 185, 1,
+    {"xinfo|consumers", "nondeterministic_output", 187, 1,
      "%6\n"
      "$summary\n" "$Returns a list of the consumers in a consumer group.\n"
      "$since\n" "$5.0.0\n"
@@ -9031,7 +9143,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$group\n"
          "$type\n" "$string\n"
          "$display_text\n" "$group\n"},
-    {"xinfo|groups", "", 186, 1,
+    {"xinfo|groups", "", 188, 1,
      "%6\n"
      "$summary\n" "$Returns a list of the consumer groups of a stream.\n"
      "$since\n" "$5.0.0\n"
@@ -9049,13 +9161,13 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"xinfo|help", "", 187, 0,
+    {"xinfo|help", "", 189, 0,
      "%4\n"
      "$summary\n" "$Returns helpful text about the different subcommands.\n"
      "$since\n" "$5.0.0\n"
      "$group\n" "$stream\n"
      "$complexity\n" "$O(1)\n"},
-    {"xinfo|stream", "", 187, 1,
+    {"xinfo|stream", "", 189, 1,
      "%6\n"
      "$summary\n" "$Returns information about a stream.\n"
      "$since\n" "$5.0.0\n"
@@ -9100,7 +9212,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+optional\n"},
-    {"xlen", "", 188, 1,
+    {"xlen", "", 190, 1,
      "%5\n"
      "$summary\n" "$Return the number of messages in a stream.\n"
      "$since\n" "$5.0.0\n"
@@ -9113,7 +9225,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"xpending", "nondeterministic_output", 189, 1,
+    {"xpending", "nondeterministic_output", 191, 1,
      "%6\n"
      "$summary\n" "$Returns the information and entries from a stream consumer group's pending entries list.\n"
      "$since\n" "$5.0.0\n"
@@ -9171,7 +9283,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+optional\n"},
-    {"xrange", "", 190, 1,
+    {"xrange", "", 192, 1,
      "%6\n"
      "$summary\n" "$Returns the messages from a stream within a range of IDs.\n"
      "$since\n" "$5.0.0\n"
@@ -9205,7 +9317,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xread", "", 191, 1,
+    {"xread", "", 193, 1,
      "%4\n"
      "$summary\n" "$Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise.\n"
      "$since\n" "$5.0.0\n"
@@ -9249,7 +9361,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"xreadgroup", "", 192, 1,
+    {"xreadgroup", "", 194, 1,
      "%5\n"
      "$summary\n" "$Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.\n"
      "$since\n" "$5.0.0\n"
@@ -9316,7 +9428,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+multiple\n"},
-    {"xrevrange", "", 193, 1,
+    {"xrevrange", "", 195, 1,
      "%6\n"
      "$summary\n" "$Returns the messages from a stream within a range of IDs in reverse order.\n"
      "$since\n" "$5.0.0\n"
@@ -9350,7 +9462,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xsetid", "", 194, 1,
+    {"xsetid", "", 196, 1,
      "%6\n"
      "$summary\n" "$An internal command for replicating stream values.\n"
      "$since\n" "$5.0.0\n"
@@ -9390,7 +9502,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"xtrim", "nondeterministic_output", 195, 1,
+    {"xtrim", "nondeterministic_output", 197, 1,
      "%6\n"
      "$summary\n" "$Deletes messages from the beginning of a stream.\n"
      "$since\n" "$5.0.0\n"
@@ -9460,7 +9572,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+optional\n"},
-    {"zadd", "", 196, 1,
+    {"zadd", "", 198, 1,
      "%6\n"
      "$summary\n" "$Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.\n"
      "$since\n" "$1.2.0\n"
@@ -9556,7 +9668,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$member\n"
              "$type\n" "$string\n"
              "$display_text\n" "$member\n"},
-    {"zcard", "", 197, 1,
+    {"zcard", "", 199, 1,
      "%5\n"
      "$summary\n" "$Returns the number of members in a sorted set.\n"
      "$since\n" "$1.2.0\n"
@@ -9569,7 +9681,7 @@ const CommandDocs kCommandDocs[] = {
          "$type\n" "$key\n"
          "$display_text\n" "$key\n"
          "$key_spec_index\n" ":0\n"},
-    {"zcount", "", 198, 1,
+    {"zcount", "", 200, 1,
      "%5\n"
      "$summary\n" "$Returns the count of members in a sorted set that have scores within a range.\n"
      "$since\n" "$2.0.0\n"
@@ -9590,7 +9702,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$max\n"
          "$type\n" "$double\n"
          "$display_text\n" "$max\n"},
-    {"zdiff", "", 199, 1,
+    {"zdiff", "", 201, 1,
      "%5\n"
      "$summary\n" "$Returns the difference between multiple sorted sets.\n"
      "$since\n" "$6.2.0\n"
@@ -9618,7 +9730,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zdiffstore", "", 200, 2,
+    {"zdiffstore", "", 202, 2,
      "%5\n"
      "$summary\n" "$Stores the difference of multiple sorted sets in a key.\n"
      "$since\n" "$6.2.0\n"
@@ -9643,7 +9755,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"zincrby", "", 202, 1,
+    {"zincrby", "", 204, 1,
      "%5\n"
      "$summary\n" "$Increments the score of a member in a sorted set.\n"
      "$since\n" "$1.2.0\n"
@@ -9664,7 +9776,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$member\n"
          "$type\n" "$string\n"
          "$display_text\n" "$member\n"},
-    {"zinter", "", 203, 1,
+    {"zinter", "", 205, 1,
      "%5\n"
      "$summary\n" "$Returns the intersect of multiple sorted sets.\n"
      "$since\n" "$6.2.0\n"
@@ -9725,7 +9837,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zintercard", "", 204, 1,
+    {"zintercard", "", 206, 1,
      "%5\n"
      "$summary\n" "$Returns the number of members of the intersect of multiple sorted sets.\n"
      "$since\n" "$7.0.0\n"
@@ -9753,7 +9865,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zinterstore", "", 205, 2,
+    {"zinterstore", "", 207, 2,
      "%5\n"
      "$summary\n" "$Stores the intersect of multiple sorted sets in a key.\n"
      "$since\n" "$2.0.0\n"
@@ -9811,7 +9923,7 @@ const CommandDocs kCommandDocs[] = {
              "$type\n" "$pure-token\n"
              "$display_text\n" "$max\n"
              "$token\n" "$MAX\n"},
-    {"zlexcount", "", 207, 1,
+    {"zlexcount", "", 209, 1,
      "%5\n"
      "$summary\n" "$Returns the number of members in a sorted set within a lexicographical range.\n"
      "$since\n" "$2.8.9\n"
@@ -9832,7 +9944,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$max\n"
          "$type\n" "$string\n"
          "$display_text\n" "$max\n"},
-    {"zmpop", "", 208, 1,
+    {"zmpop", "", 210, 1,
      "%5\n"
      "$summary\n" "$Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.\n"
      "$since\n" "$7.0.0\n"
@@ -9875,7 +9987,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zmscore", "", 209, 1,
+    {"zmscore", "", 211, 1,
      "%5\n"
      "$summary\n" "$Returns the score of one or more members in a sorted set.\n"
      "$since\n" "$6.2.0\n"
@@ -9895,7 +10007,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"zpopmax", "", 210, 1,
+    {"zpopmax", "", 212, 1,
      "%5\n"
      "$summary\n" "$Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.\n"
      "$since\n" "$5.0.0\n"
@@ -9915,7 +10027,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zpopmin", "", 211, 1,
+    {"zpopmin", "", 213, 1,
      "%5\n"
      "$summary\n" "$Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.\n"
      "$since\n" "$5.0.0\n"
@@ -9935,7 +10047,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zrandmember", "nondeterministic_output", 212, 1,
+    {"zrandmember", "nondeterministic_output", 214, 1,
      "%5\n"
      "$summary\n" "$Returns one or more random members from a sorted set.\n"
      "$since\n" "$6.2.0\n"
@@ -9968,7 +10080,7 @@ const CommandDocs kCommandDocs[] = {
              "$flags\n"
                "~1\n"
                "+optional\n"},
-    {"zrange", "", 213, 1,
+    {"zrange", "", 215, 1,
      "%6\n"
      "$summary\n" "$Returns members in a sorted set within a range of indexes.\n"
      "$since\n" "$1.2.0\n"
@@ -10048,7 +10160,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zrangebylex", "", 214, 1,
+    {"zrangebylex", "", 216, 1,
      "%8\n"
      "$summary\n" "$Returns members in a sorted set within a lexicographical range.\n"
      "$since\n" "$2.8.9\n"
@@ -10091,7 +10203,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$count\n"
              "$type\n" "$integer\n"
              "$display_text\n" "$count\n"},
-    {"zrangebyscore", "", 215, 1,
+    {"zrangebyscore", "", 217, 1,
      "%9\n"
      "$summary\n" "$Returns members in a sorted set within a range of scores.\n"
      "$since\n" "$1.0.5\n"
@@ -10148,7 +10260,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$count\n"
              "$type\n" "$integer\n"
              "$display_text\n" "$count\n"},
-    {"zrangestore", "", 216, 2,
+    {"zrangestore", "", 218, 2,
      "%5\n"
      "$summary\n" "$Stores a range of members from sorted set in a key.\n"
      "$since\n" "$6.2.0\n"
@@ -10217,7 +10329,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$count\n"
              "$type\n" "$integer\n"
              "$display_text\n" "$count\n"},
-    {"zrank", "", 218, 1,
+    {"zrank", "", 220, 1,
      "%6\n"
      "$summary\n" "$Returns the index of a member in a sorted set ordered by ascending scores.\n"
      "$since\n" "$2.0.0\n"
@@ -10247,7 +10359,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zrem", "", 219, 1,
+    {"zrem", "", 221, 1,
      "%6\n"
      "$summary\n" "$Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.\n"
      "$since\n" "$1.2.0\n"
@@ -10272,7 +10384,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+multiple\n"},
-    {"zremrangebylex", "", 220, 1,
+    {"zremrangebylex", "", 222, 1,
      "%5\n"
      "$summary\n" "$Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.\n"
      "$since\n" "$2.8.9\n"
@@ -10293,7 +10405,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$max\n"
          "$type\n" "$string\n"
          "$display_text\n" "$max\n"},
-    {"zremrangebyrank", "", 221, 1,
+    {"zremrangebyrank", "", 223, 1,
      "%5\n"
      "$summary\n" "$Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.\n"
      "$since\n" "$2.0.0\n"
@@ -10314,7 +10426,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$stop\n"
          "$type\n" "$integer\n"
          "$display_text\n" "$stop\n"},
-    {"zremrangebyscore", "", 222, 1,
+    {"zremrangebyscore", "", 224, 1,
      "%5\n"
      "$summary\n" "$Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.\n"
      "$since\n" "$1.2.0\n"
@@ -10335,7 +10447,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$max\n"
          "$type\n" "$double\n"
          "$display_text\n" "$max\n"},
-    {"zrevrange", "", 223, 1,
+    {"zrevrange", "", 225, 1,
      "%8\n"
      "$summary\n" "$Returns members in a sorted set within a range of indexes in reverse order.\n"
      "$since\n" "$1.2.0\n"
@@ -10369,7 +10481,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zrevrangebylex", "", 224, 1,
+    {"zrevrangebylex", "", 226, 1,
      "%8\n"
      "$summary\n" "$Returns members in a sorted set within a lexicographical range in reverse order.\n"
      "$since\n" "$2.8.9\n"
@@ -10412,7 +10524,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$count\n"
              "$type\n" "$integer\n"
              "$display_text\n" "$count\n"},
-    {"zrevrangebyscore", "", 225, 1,
+    {"zrevrangebyscore", "", 227, 1,
      "%9\n"
      "$summary\n" "$Returns members in a sorted set within a range of scores in reverse order.\n"
      "$since\n" "$2.2.0\n"
@@ -10468,7 +10580,7 @@ const CommandDocs kCommandDocs[] = {
              "$name\n" "$count\n"
              "$type\n" "$integer\n"
              "$display_text\n" "$count\n"},
-    {"zrevrank", "", 226, 1,
+    {"zrevrank", "", 228, 1,
      "%6\n"
      "$summary\n" "$Returns the index of a member in a sorted set ordered by descending scores.\n"
      "$since\n" "$2.0.0\n"
@@ -10498,7 +10610,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zscan", "nondeterministic_output", 227, 1,
+    {"zscan", "nondeterministic_output", 229, 1,
      "%6\n"
      "$summary\n" "$Iterates over members and scores of a sorted set.\n"
      "$since\n" "$2.8.0\n"
@@ -10544,7 +10656,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zscore", "", 228, 1,
+    {"zscore", "", 230, 1,
      "%5\n"
      "$summary\n" "$Returns the score of a member in a sorted set.\n"
      "$since\n" "$1.2.0\n"
@@ -10561,7 +10673,7 @@ const CommandDocs kCommandDocs[] = {
          "$name\n" "$member\n"
          "$type\n" "$string\n"
          "$display_text\n" "$member\n"},
-    {"zunion", "", 229, 1,
+    {"zunion", "", 231, 1,
      "%5\n"
      "$summary\n" "$Returns the union of multiple sorted sets.\n"
      "$since\n" "$6.2.0\n"
@@ -10622,7 +10734,7 @@ const CommandDocs kCommandDocs[] = {
          "$flags\n"
            "~1\n"
            "+optional\n"},
-    {"zunionstore", "", 230, 2,
+    {"zunionstore", "", 232, 2,
      "%5\n"
      "$summary\n" "$Stores the union of multiple sorted sets in a key.\n"
      "$since\n" "$2.0.0\n"
@@ -10682,6 +10794,6 @@ const CommandDocs kCommandDocs[] = {
              "$token\n" "$MAX\n"},
 };
 
-const size_t kCommandDocsCount = 395;
+const size_t kCommandDocsCount = 397;
 
 }  // namespace vireo

@@ -5,6 +5,9 @@ namespace vireo::errors {
 
 inline constexpr const char* kSyntax = "ERR syntax error";
 inline constexpr const char* kNotInteger = "ERR value is not an integer or out of range";
+// HGETEX, HSETEX, HPERSIST, HEXPIRE..., HGETDEL: a FIELDS block whose count does not fit.
+inline constexpr const char* kNumFieldsMismatch =
+    "ERR numfields should be greater than 0 and match the provided number of fields";
 inline constexpr const char* kNotFloat = "ERR value is not a valid float";
 inline constexpr const char* kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
@@ -18,7 +21,8 @@ inline constexpr const char* kAuthNotSet =
 inline constexpr const char* kDbIndexOutOfRange = "ERR DB index is out of range";
 inline constexpr const char* kInvalidDbIndex = "ERR invalid DB index";
 inline constexpr const char* kOverflow = "ERR increment or decrement would overflow";
-inline constexpr const char* kStringTooLong = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+inline constexpr const char* kStringTooLong =
+    "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 inline constexpr const char* kInvalidExpire = "ERR invalid expire time in '%s' command";
 inline constexpr const char* kMaxClients = "ERR max number of clients reached";
 inline constexpr const char* kReplicaKeyspace = "ERR Replica can't interact with the keyspace";

@@ -108,6 +108,28 @@ bool ParseBox(CommandContext& ctx, size_t i, geo::Shape* shape) {
   return true;
 }
 
+// BYPOLYGON's "num-vertices lon lat [lon lat ...]" at args[i..] (Valkey 9.0); *used gets how
+// many arguments it took.
+bool ParsePolygon(CommandContext& ctx, size_t i, geo::Shape* shape, size_t* used) {
+  int64_t n;
+  if (!ParseInt64(ctx.arg(i), &n) || n < INT32_MIN || n > INT32_MAX) {
+    ctx.reply.Error("ERR invalid number of vertices");
+    return false;
+  }
+  const size_t room = (ctx.argc() - i - 1) / 2;
+  if (n < 3 || static_cast<uint64_t>(n) > room) {
+    ctx.reply.Error("ERR GEOSEARCH BYPOLYGON must have at least 3 vertices");
+    return false;
+  }
+  std::vector<double> lonlat(2 * static_cast<size_t>(n));
+  for (size_t v = 0; v < static_cast<size_t>(n); ++v) {
+    if (!ParseLonLat(ctx, i + 1 + 2 * v, &lonlat[2 * v], &lonlat[2 * v + 1])) return false;
+  }
+  geo::SetPolygon(shape, std::move(lonlat));
+  *used = 1 + 2 * static_cast<size_t>(n);
+  return true;
+}
+
 // The decoded position of member; false when it is not in the set.
 bool MemberPosition(const ZSet& z, std::string_view member, double* lon, double* lat) {
   double score;
@@ -418,7 +440,7 @@ enum SearchFlags : int {
   kFromCoords = 1,   // GEORADIUS: key lon lat radius unit
   kFromMember = 2,   // GEORADIUSBYMEMBER: key member radius unit
   kNoStore = 4,      // the _RO variants
-  kSearch = 8,       // GEOSEARCH: FROMMEMBER/FROMLONLAT and BYRADIUS/BYBOX options
+  kSearch = 8,       // GEOSEARCH: FROMMEMBER/FROMLONLAT and BYRADIUS/BYBOX/BYPOLYGON
   kSearchStore = 16  // GEOSEARCHSTORE: dst first, STOREDIST a flag
 };
 
@@ -489,6 +511,7 @@ void SearchGeneric(CommandContext& ctx, size_t src_index, int flags) {
 
   bool with_dist = false, with_hash = false, with_coord = false, any = false;
   bool from_member = false, from_lonlat = false, by_radius = false, by_box = false;
+  bool by_polygon = false;
   Order order = Order::kNone;
   int64_t count = 0;
   const bool search = flags & kSearch;
@@ -525,25 +548,31 @@ void SearchGeneric(CommandContext& ctx, size_t src_index, int flags) {
       ++i;
     } else if (OptionIs(opt, "storedist") && (flags & kSearchStore)) {
       store_dist = true;
-    } else if (OptionIs(opt, "frommember") && left >= 1 && search && !from_lonlat) {
+    } else if (OptionIs(opt, "frommember") && left >= 1 && search && !from_lonlat && !by_polygon) {
       if (e != nullptr && !MemberPosition(z, ctx.arg(i + 1), &shape.lon, &shape.lat)) {
         ctx.reply.Error(kErrMember);
         return;
       }
       from_member = true;
       ++i;
-    } else if (OptionIs(opt, "fromlonlat") && left >= 2 && search && !from_member) {
+    } else if (OptionIs(opt, "fromlonlat") && left >= 2 && search && !from_member && !by_polygon) {
       if (!ParseLonLat(ctx, i + 1, &shape.lon, &shape.lat)) return;
       from_lonlat = true;
       i += 2;
-    } else if (OptionIs(opt, "byradius") && left >= 2 && search && !by_box) {
+    } else if (OptionIs(opt, "byradius") && left >= 2 && search && !by_box && !by_polygon) {
       if (!ParseRadius(ctx, i + 1, &shape)) return;
       by_radius = true;
       i += 2;
-    } else if (OptionIs(opt, "bybox") && left >= 3 && search && !by_radius) {
+    } else if (OptionIs(opt, "bybox") && left >= 3 && search && !by_radius && !by_polygon) {
       if (!ParseBox(ctx, i + 1, &shape)) return;
       by_box = true;
       i += 3;
+    } else if (OptionIs(opt, "bypolygon") && left >= 2 && search && !by_radius && !by_box &&
+               !from_member && !from_lonlat) {
+      size_t used;
+      if (!ParsePolygon(ctx, i + 1, &shape, &used)) return;
+      by_polygon = true;
+      i += used;
     } else {
       ctx.reply.Error(errors::kSyntax);
       return;
@@ -557,13 +586,13 @@ void SearchGeneric(CommandContext& ctx, size_t src_index, int flags) {
     return;
   }
   // The command name as the client typed it.
-  if (search && !(from_member || from_lonlat)) {
+  if (search && !(from_member || from_lonlat) && !by_polygon) {
     ctx.reply.Error("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " +
                     std::string(ctx.arg(0)));
     return;
   }
-  if (search && !(by_radius || by_box)) {
-    ctx.reply.Error("ERR exactly one of BYRADIUS and BYBOX can be specified for " +
+  if (search && !(by_radius || by_box || by_polygon)) {
+    ctx.reply.Error("ERR exactly one of BYRADIUS, BYBOX and BYPOLYGON can be specified for " +
                     std::string(ctx.arg(0)));
     return;
   }
@@ -623,7 +652,8 @@ void CmdGeoRadiusRo(CommandContext& ctx) { SearchGeneric(ctx, 1, kFromCoords | k
 void CmdGeoRadiusByMember(CommandContext& ctx) { SearchGeneric(ctx, 1, kFromMember); }
 void CmdGeoRadiusByMemberRo(CommandContext& ctx) { SearchGeneric(ctx, 1, kFromMember | kNoStore); }
 // GEOSEARCH key FROMMEMBER member|FROMLONLAT lon lat BYRADIUS radius unit|BYBOX w h unit
-//   [ASC|DESC] [COUNT count [ANY]] [WITHCOORD] [WITHDIST] [WITHHASH]
+//   |BYPOLYGON num-vertices lon lat [lon lat ...] [ASC|DESC] [COUNT count [ANY]] [WITHCOORD]
+//   [WITHDIST] [WITHHASH]
 void CmdGeoSearch(CommandContext& ctx) { SearchGeneric(ctx, 1, kSearch); }
 // GEOSEARCHSTORE dst src (GEOSEARCH's options) [STOREDIST]
 void CmdGeoSearchStore(CommandContext& ctx) { SearchGeneric(ctx, 2, kSearch | kSearchStore); }

@@ -10,9 +10,9 @@
 #include "commands/context.h"
 #include "commands/digest.h"
 #include "commands/errors.h"
-#include "commands/scan_options.h"
 #include "commands/hash_family.h"
 #include "commands/registry.h"
+#include "commands/scan_options.h"
 #include "common/clock.h"
 #include "common/glob.h"
 #include "common/numbers.h"
@@ -176,6 +176,41 @@ void CmdHDel(CommandContext& ctx) {
     }
   }
   ctx.reply.Integer(deleted);
+}
+
+// HGETDEL key FIELDS numfields field [field ...] (Valkey 9.1). Like Valkey, the FIELDS word
+// itself is not checked: numfields is read at its fixed place. Replicates as itself.
+void CmdHGetDel(CommandContext& ctx) {
+  int64_t num_fields;
+  if (!ParseInt64(ctx.arg(3), &num_fields)) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  if (num_fields <= 0 || static_cast<uint64_t>(num_fields) != ctx.argc() - 4) {
+    ctx.reply.Error(errors::kNumFieldsMismatch);
+    return;
+  }
+  std::string_view key = ctx.arg(1);
+  Entry* e;
+  if (!FindHash(ctx, key, true, &e)) return;
+  ctx.reply.Array(ctx.argc() - 4);
+  int deleted = 0;
+  bool key_removed = false;
+  for (size_t i = 4; i < ctx.argc(); ++i) {
+    hash::Item value;
+    if (e == nullptr || !hash::Get(e, ctx.arg(i), &value)) {
+      ctx.reply.Null();
+      continue;
+    }
+    hash_cmd::ReplyItem(ctx.reply, value);  // before the field goes
+    hash::Delete(e, ctx.arg(i));
+    ++deleted;
+    if ((key_removed = hash_cmd::DeleteIfEmpty(ctx, e, key))) e = nullptr;
+  }
+  if (deleted == 0) return;
+  ctx.KeyModified(ctx.db, key, deleted);
+  NotifyKeyspaceEvent(ctx, kNotifyHash, "hdel", ctx.db, key);
+  if (key_removed) NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", ctx.db, key);
 }
 
 // HLEN key
@@ -473,6 +508,9 @@ void RegisterHashCommands(CommandTable& t) {
       "Deletes one or more fields and their values from a hash. Deletes the hash if no fields "
       "remain.",
       "2.0.0", "O(N) where N is the number of fields to be removed.");
+  add("hgetdel", -5, kCmdWrite | kCmdFast, wr | kAclFast, CmdHGetDel,
+      "Returns the values of one or more fields and deletes them from a hash.", "9.1.0",
+      "O(N) where N is the number of fields to be retrieved and deleted.");
   add("hlen", 2, kCmdReadonly | kCmdFast, rd | kAclFast, CmdHLen,
       "Returns the number of fields in a hash.", "2.0.0", "O(1)");
   add("hstrlen", 3, kCmdReadonly | kCmdFast, rd | kAclFast, CmdHStrLen,

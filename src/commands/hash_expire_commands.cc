@@ -17,8 +17,7 @@
 namespace vireo::hash_cmd {
 namespace {
 
-constexpr const char* kNumFieldsMismatch =
-    "ERR numfields should be greater than 0 and match the provided number of fields";
+using errors::kNumFieldsMismatch;
 
 // Position of the first FIELDS token at or after `from` that still has an argument after it
 // (Valkey's scan for the block), or 0 when there is none.
@@ -322,8 +321,36 @@ void CmdHGetEx(CommandContext& ctx) {
   }
 }
 
+// HSETEX's expiry option and the conditions checked on this server only, as its replicas and
+// the AOF get it: PXAT with the absolute time in place of EX/PX/EXAT, NX/XX/FNX/FXX dropped
+// (what they tested may differ there).
+std::vector<std::string> HSetExPropagated(const CommandContext& ctx, size_t fields_at,
+                                          const ExOptions& opt, int64_t when_ms) {
+  std::vector<std::string> args;
+  args.reserve(ctx.argc());
+  for (size_t i = 0; i < ctx.argc(); ++i) {
+    std::string_view a = ctx.arg(i);
+    if (i >= 2 && i < fields_at) {
+      if (EqualsIgnoreCase(a, "NX") || EqualsIgnoreCase(a, "XX") || EqualsIgnoreCase(a, "FNX") ||
+          EqualsIgnoreCase(a, "FXX")) {
+        continue;
+      }
+      if (i + 1 < fields_at && ctx.arg(i + 1).data() == opt.time.data()) {
+        args.emplace_back("PXAT");
+        args.push_back(std::to_string(when_ms));
+        ++i;
+        continue;
+      }
+    }
+    args.emplace_back(a);
+  }
+  return args;
+}
+
 // HSETEX key [NX | XX] [FNX | FXX] [EX seconds | PX milliseconds | EXAT unix-time-seconds |
 //   PXAT unix-time-milliseconds | KEEPTTL] FIELDS numfields field value [field value ...]
+// NX/XX test the key, FNX/FXX the fields (Valkey 9.1). Replies 1 when every field was set (or,
+// with a time already past, deleted), else 0.
 void CmdHSetEx(CommandContext& ctx) {
   size_t fields_at = FindFieldsToken(ctx, 2);
   int64_t num_fields = 0;
@@ -344,20 +371,24 @@ void CmdHSetEx(CommandContext& ctx) {
     ctx.reply.Error(kNumFieldsMismatch);
     return;
   }
+  // The time is checked before the key is looked at: a command that fails leaves no trace,
+  // not even the lazy expiry (and its "hexpired" event) of the key's old fields.
+  int64_t expire = 0;  // for hash::Set: 0 none, kKeepTtl, or absolute ms
+  bool expire_now = false;
+  if (opt.flags & kOptKeepTtl) {
+    expire = hash::kKeepTtl;
+  } else if (opt.flags & kOptAnyTime) {
+    const bool seconds = (opt.flags & (kOptEx | kOptExAt)) != 0;
+    const bool absolute = (opt.flags & (kOptExAt | kOptPxAt)) != 0;
+    if (!ToUnixMs(ctx, opt.time, seconds, absolute ? 0 : CommandTimeMs(), &expire)) return;
+    expire_now = expire <= CommandTimeMs();
+  }
   std::string_view key = ctx.arg(1);
   Entry* e;
   if (!FindHash(ctx, key, true, &e)) return;
   if (((opt.flags & kOptNx) && e != nullptr) || ((opt.flags & kOptXx) && e == nullptr)) {
     ctx.reply.Integer(0);
     return;
-  }
-  int64_t expire = 0;  // for hash::Set: 0 none, kKeepTtl, or absolute ms
-  bool expire_now = false;
-  if (opt.flags & kOptKeepTtl) {
-    expire = hash::kKeepTtl;
-  } else if (opt.flags & kOptAnyTime) {
-    if (!OptionExpire(ctx, opt, &expire)) return;
-    expire_now = expire <= CommandTimeMs();
   }
   if (opt.flags & (kOptFnx | kOptFxx)) {
     bool must_exist = (opt.flags & kOptFxx) != 0;
@@ -372,27 +403,33 @@ void CmdHSetEx(CommandContext& ctx) {
       }
     }
   }
+  if (expire_now) {
+    // Fields written with a time already past go at once, as if they had expired; replicas
+    // get an HDEL of the fields that were there.
+    std::vector<std::string> hdel = {"HDEL", std::string(key)};
+    int deleted = 0;
+    for (size_t i = first; e != nullptr && i < ctx.argc(); i += 2) {
+      if (!hash::Delete(e, ctx.arg(i))) continue;
+      ++deleted;
+      hdel.emplace_back(ctx.arg(i));
+    }
+    ctx.reply.Integer(deleted == num_fields ? 1 : 0);
+    if (deleted == 0) return;
+    ctx.KeyModified(ctx.db, key, deleted);
+    if (ctx.Propagating()) ctx.PropagateAs(std::move(hdel));
+    FieldsExpired(ctx, e, key, static_cast<size_t>(deleted));
+    return;
+  }
   if (e == nullptr) e = AddHash(ctx, key);
   hash::Limits limits = LimitsOf(ctx);
-  int changes = 0;
   for (size_t i = first; i < ctx.argc(); i += 2) {
-    if (expire_now) {
-      changes += hash::Delete(e, ctx.arg(i)) ? 1 : 0;
-    } else {
-      hash::Set(e, ctx.arg(i), ctx.arg(i + 1), limits, expire);
-      ++changes;
-    }
+    hash::Set(e, ctx.arg(i), ctx.arg(i + 1), limits, expire);
   }
   ctx.reply.Integer(1);
-  if (changes != 0) ctx.KeyModified(ctx.db, key, changes);
-  if (expire_now) {
-    // Fields written with a time already past are gone at once, as if they had expired.
-    if (changes != 0) {
-      FieldsExpired(ctx, e, key, static_cast<size_t>(changes));
-    } else {
-      DeleteIfEmpty(ctx, e, key);  // a hash just created for nothing leaves no trace
-    }
-    return;
+  ctx.KeyModified(ctx.db, key, static_cast<int>(num_fields));
+  if (ctx.Propagating() &&
+      (opt.flags & (kOptNx | kOptXx | kOptFnx | kOptFxx | kOptEx | kOptPx | kOptExAt))) {
+    ctx.PropagateAs(HSetExPropagated(ctx, fields_at, opt, expire));
   }
   NotifyKeyspaceEvent(ctx, kNotifyHash, "hset", ctx.db, key);
   if (opt.flags & kOptAnyTime) NotifyKeyspaceEvent(ctx, kNotifyHash, "hexpire", ctx.db, key);

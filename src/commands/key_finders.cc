@@ -248,7 +248,10 @@ int KeysFromSpecs(const CommandDocs& docs, const Args& args, std::vector<KeyRef>
         last = -1;
       } else {
         first += s->firstkey;
-        int64_t end = int64_t{first} + static_cast<int32_t>(static_cast<uint64_t>(numkeys)) - 1;
+        // numkeys keys keystep apart (MSETEX's key value pairs; every 8.0.1 spec has step 1).
+        const int64_t span = int64_t{static_cast<int32_t>(static_cast<uint64_t>(numkeys))} *
+                             (s->keystep > 0 ? s->keystep : 1);
+        int64_t end = int64_t{first} + span - 1;
         last = end >= argc ? argc : static_cast<int>(std::max<int64_t>(end, -1));
       }
     } else {

@@ -1,5 +1,6 @@
 // String family: GET SET SETNX SETEX PSETEX GETSET GETDEL GETEX MGET MSET MSETNX APPEND STRLEN
-// GETRANGE SUBSTR SETRANGE INCR DECR INCRBY DECRBY INCRBYFLOAT LCS, and Valkey's DELIFEQ.
+// GETRANGE SUBSTR SETRANGE INCR DECR INCRBY DECRBY INCRBYFLOAT LCS, and Valkey's DELIFEQ
+// (MSETEX is in msetex_command.cc).
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "commands/registry.h"
+#include "commands/string_family.h"
 #include "commands/string_ops.h"
 #include "common/clock.h"
 #include "common/numbers.h"
@@ -752,6 +754,24 @@ void CmdLcs(CommandContext& ctx) {
 
 }  // namespace
 
+namespace string_cmd {
+
+bool ExpireArgToUnixMs(CommandContext& ctx, std::string_view arg, bool seconds, bool absolute,
+                       const char* command, int64_t* when_ms) {
+  return ParseExpireTime(ctx, arg, seconds, absolute, command, when_ms);
+}
+
+Entry* FindStringForWrite(CommandContext& ctx, std::string_view key) {
+  return FindForWrite(ctx.db, key);
+}
+
+Entry* SetString(CommandContext& ctx, Entry* e, std::string_view key, std::string_view value,
+                 bool keep_ttl, bool will_expire) {
+  return StoreString(ctx, e, key, value, keep_ttl, will_expire);
+}
+
+}  // namespace string_cmd
+
 void RegisterStringCommands(CommandTable& t) {
   const uint64_t rd = kAclRead | kAclString;
   const uint64_t wr = kAclWrite | kAclString;
@@ -859,6 +879,7 @@ void RegisterStringCommands(CommandTable& t) {
          .first_key = 1, .last_key = 2, .key_step = 1, .handler = CmdLcs, .group = "string",
          .summary = "Find longest common substring", .since = "7.0.0",
          .complexity = "O(N*M) where N and M are the lengths of s1 and s2, respectively"});
+  string_cmd::RegisterMSetExCommand(t);
 }
 
 }  // namespace vireo

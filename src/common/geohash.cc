@@ -1,5 +1,6 @@
 #include "common/geohash.h"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 
@@ -60,6 +61,16 @@ double LatDistance(double lat1, double lat2) {
 // The search's bounding box [min_lon, min_lat, max_lon, max_lat] in degrees. The box is
 // widest in longitude on the edge nearer the pole, which flips between hemispheres.
 void BoundingBox(const Shape& s, double box[4]) {
+  if (s.kind == Shape::kPolygon) {
+    box[0] = kLonMax, box[1] = kLatMax, box[2] = kLonMin, box[3] = kLatMin;
+    for (size_t i = 0; i + 1 < s.polygon.size(); i += 2) {
+      box[0] = std::min(box[0], s.polygon[i]);
+      box[2] = std::max(box[2], s.polygon[i]);
+      box[1] = std::min(box[1], s.polygon[i + 1]);
+      box[3] = std::max(box[3], s.polygon[i + 1]);
+    }
+    return;
+  }
   const double height = s.unit * (s.kind == Shape::kCircle ? s.radius : s.height / 2);
   const double width = s.unit * (s.kind == Shape::kCircle ? s.radius : s.width / 2);
   const double lat_delta = RadDeg(height / kEarthRadiusM);
@@ -71,6 +82,62 @@ void BoundingBox(const Shape& s, double box[4]) {
   box[2] = south ? s.lon + lon_delta_bottom : s.lon + lon_delta_top;
   box[1] = s.lat - lat_delta;
   box[3] = s.lat + lat_delta;
+}
+
+// The column (lon) or row (lat) of v among 2^step cells over r, clamped to the grid.
+uint32_t GridIndex(const Range& r, double v, int step) {
+  const double n = static_cast<double>(uint64_t{1} << step);
+  double i = std::floor((v - r.min) / (r.max - r.min) * n);
+  if (i < 0) i = 0;
+  if (i > n - 1) i = n - 1;
+  return static_cast<uint32_t>(i);
+}
+
+// Whether the 3x3 cells around centre cover the box: columns wrap around the globe, rows do
+// not.
+bool CoversBox(const Cell& centre, const double box[4]) {
+  const uint32_t n = uint32_t{1} << centre.step;
+  const uint32_t col = LonIndex(centre.bits) & (n - 1), row = LatIndex(centre.bits) & (n - 1);
+  for (uint32_t k = GridIndex(kLonRange, box[0], centre.step);
+       k <= GridIndex(kLonRange, box[2], centre.step); ++k) {
+    const uint32_t d = (k - col) & (n - 1);
+    if (d > 1 && d != n - 1) return false;
+  }
+  const uint32_t r0 = GridIndex(kLatRange, box[1], centre.step);
+  const uint32_t r1 = GridIndex(kLatRange, box[3], centre.step);
+  return r0 + 1 >= row && r1 <= row + 1;
+}
+
+}  // namespace
+
+void SetPolygon(Shape* s, std::vector<double> lonlat) {
+  double x = 0, y = 0, z = 0;
+  for (size_t i = 0; i + 1 < lonlat.size(); i += 2) {
+    const double lon = DegRad(lonlat[i]), lat = DegRad(lonlat[i + 1]);
+    x += std::cos(lat) * std::cos(lon);
+    y += std::cos(lat) * std::sin(lon);
+    z += std::sin(lat);
+  }
+  s->kind = Shape::kPolygon;
+  s->lon = RadDeg(std::atan2(y, x));
+  s->lat = RadDeg(std::atan2(z, std::sqrt(x * x + y * y)));
+  s->unit = 1;
+  s->polygon = std::move(lonlat);
+}
+
+namespace {
+
+// The even-odd rule in the lon/lat plane (W. R. Franklin's PNPOLY crossing test).
+bool InPolygon(const std::vector<double>& v, double lon, double lat) {
+  bool inside = false;
+  const size_t n = v.size() / 2;
+  for (size_t i = 0, j = n - 1; i < n; j = i++) {
+    const double xi = v[2 * i], yi = v[2 * i + 1], xj = v[2 * j], yj = v[2 * j + 1];
+    if ((yi > lat) != (yj > lat) && lon < (xj - xi) * (lat - yi) / (yj - yi) + xi) {
+      inside = !inside;
+    }
+  }
+  return inside;
 }
 
 }  // namespace
@@ -186,6 +253,12 @@ std::array<Cell, 9> SearchCells(const Shape& s) {
   const double half_w = s.width / 2, half_h = s.height / 2;
   double radius_m =
       s.kind == Shape::kCircle ? s.radius : std::sqrt(half_w * half_w + half_h * half_h);
+  if (s.kind == Shape::kPolygon) {
+    // A polygon: the farthest corner of its bounding box from the centre.
+    radius_m = std::max(
+        {Distance(s.lon, s.lat, min_lon, max_lat), Distance(s.lon, s.lat, max_lon, max_lat),
+         Distance(s.lon, s.lat, min_lon, min_lat), Distance(s.lon, s.lat, max_lon, min_lat)});
+  }
   radius_m *= s.unit;
 
   int step = EstimateStep(radius_m, s.lat);
@@ -200,6 +273,12 @@ std::array<Cell, 9> SearchCells(const Shape& s) {
   const bool too_small = north.lat.max < max_lat || south.lat.min > min_lat ||
                          east.lon.max < max_lon || west.lon.min > min_lon;
   if (step > 1 && too_small) {
+    --step;
+    Encode(kLonRange, kLatRange, s.lon, s.lat, step, &centre);
+  }
+  // Valkey stops there, and can miss a polygon's far corners (its centre need not be central
+  // in the box); Vireo goes coarser until every point of the box is scanned.
+  while (s.kind == Shape::kPolygon && step > 1 && !CoversBox(centre, box)) {
     --step;
     Encode(kLonRange, kLatRange, s.lon, s.lat, step, &centre);
   }
@@ -229,6 +308,11 @@ std::array<Cell, 9> SearchCells(const Shape& s) {
 }
 
 bool InShape(const Shape& s, double lon, double lat, double* dist_m) {
+  if (s.kind == Shape::kPolygon) {
+    if (!InPolygon(s.polygon, lon, lat)) return false;
+    *dist_m = Distance(s.lon, s.lat, lon, lat);
+    return true;
+  }
   if (s.kind == Shape::kCircle) {
     *dist_m = Distance(s.lon, s.lat, lon, lat);
     return *dist_m <= s.radius * s.unit;

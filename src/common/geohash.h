@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace vireo::geo {
 
@@ -68,16 +69,25 @@ void GeohashString(double score, char out[11]);
 double Distance(double lon1, double lat1, double lon2, double lat2);
 
 // A search area: a circle (radius) or a box (width x height) around a centre, sizes in `unit`
-// (metres per unit).
+// (metres per unit), or a polygon (SetPolygon).
 struct Shape {
-  enum Kind : uint8_t { kCircle, kBox } kind = kCircle;
+  enum Kind : uint8_t { kCircle, kBox, kPolygon } kind = kCircle;
   double lon = 0, lat = 0;
   double radius = 0, width = 0, height = 0;
   double unit = 1;
+  std::vector<double> polygon;  // lon, lat of each vertex, in order
 };
 
+// Makes s the polygon of the given vertices (lon, lat pairs; at least 3 vertices), as
+// Valkey 9.0's GEOSEARCH BYPOLYGON defines it: a point is inside when the even-odd rule puts
+// it there with the edges drawn straight in the lon/lat plane (no wrap at 180); the centre,
+// which distances are measured from (in metres), is the normalised sum of the vertices' unit
+// vectors on the sphere.
+void SetPolygon(Shape* s, std::vector<double> lonlat);
+
 // The cells to scan for a shape, in scan order: the centre, then N S E W NE NW SE SW.
-// Neighbours that cannot hold a match are None.
+// Neighbours that cannot hold a match are None. For a polygon the cells always cover its
+// bounding box (coarser cells where Valkey's estimate would leave part of it out).
 std::array<Cell, 9> SearchCells(const Shape& shape);
 // The step SearchCells starts from for a radius in metres around latitude lat.
 int EstimateStep(double radius_m, double lat);

@@ -336,6 +336,8 @@ VALKEY_TEXTS = [
     (b"redis.log() requires", b"server.log() requires"),
     (b"redis.register_function", b"server.register_function"),
     (b"otherwise the HELLO AUTH <user>", b"otherwise the HELLO <proto> AUTH <user>"),
+    # Valkey 9.0 (GEOSEARCH BYPOLYGON).
+    (b"exactly one of BYRADIUS and BYBOX can", b"exactly one of BYRADIUS, BYBOX and BYPOLYGON can"),
 ]
 
 

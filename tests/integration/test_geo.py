@@ -63,7 +63,7 @@ def test_searches_and_stores(r):
     # An empty result deletes the destination.
     assert r.geosearchstore("far", "Sicily", longitude=1, latitude=1, radius=1, unit="m") == 0
     assert r.exists("far") == 0
-    with pytest.raises(Exception, match="exactly one of BYRADIUS and BYBOX"):
+    with pytest.raises(Exception, match="exactly one of BYRADIUS, BYBOX and BYPOLYGON"):
         r.execute_command("GEOSEARCH", "Sicily", "FROMMEMBER", "Palermo", "ASC", "WITHDIST", "ANY")
     with pytest.raises(Exception, match="could not decode requested zset member"):
         r.execute_command("GEORADIUSBYMEMBER", "Sicily", "nosuch", "1", "km")

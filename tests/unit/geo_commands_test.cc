@@ -244,7 +244,7 @@ TEST_F(GeoCommandsTest, SearchErrors) {
   EXPECT_EQ(Run({"GeoSearch", "Sicily", "byradius", "1", "km", "withdist", "asc"}),
             Err("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for GeoSearch"));
   EXPECT_EQ(Run({"geosearch", "Sicily", "frommember", "Palermo", "withdist", "asc", "count", "1"}),
-            Err("ERR exactly one of BYRADIUS and BYBOX can be specified for geosearch"));
+            Err("ERR exactly one of BYRADIUS, BYBOX and BYPOLYGON can be specified for geosearch"));
   EXPECT_EQ(Run({"geosearch", "Sicily", "frommember", "Palermo", "asc"}),
             Err("ERR wrong number of arguments for 'geosearch' command"));
   EXPECT_EQ(Run({"geosearchstore", "d", "Sicily", "fromlonlat", "15", "37", "byradius", "200", "km",
