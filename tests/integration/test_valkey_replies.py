@@ -396,16 +396,43 @@ ACL_RULES = [
 ]
 
 
+def without_databases(reply):
+    """GETUSER without Valkey 9.1's "databases" field (and its value), which 8.0.1 lacks."""
+    if not isinstance(reply, list):
+        return reply
+    out, skip = [], False
+    for x in reply:
+        if skip:
+            skip = False
+        elif x == b"databases":
+            skip = True
+        else:
+            out.append(without_databases(x))
+    return out
+
+
+def same_as_valkey_but_databases(server, valkey, cmds, expected=None):
+    """same_as_valkey, Vireo's GETUSER replies compared without their "databases" field."""
+    got = replies(server, cmds, False)
+    stripped = [without_databases(g) for g in got]
+    if valkey is not None:
+        valkey.raw().call("FLUSHALL")
+        assert stripped == replies(valkey, cmds, False), cmds
+    if expected is not None:
+        assert stripped == expected, cmds
+    return got
+
+
 @pytest.mark.parametrize("rules,described", ACL_RULES, ids=lambda v: " ".join(v)
                          if isinstance(v, list) else None)
 def test_acl_rules_kept_as_written(server, valkey, rules, described):
     cmds = [["ACL", "SETUSER", "u", *rules], ["ACL", "GETUSER", "u"], ["ACL", "LIST"],
             ["ACL", "DELUSER", "u"]]
-    got = same_as_valkey(server, valkey, cmds)
+    got = same_as_valkey_but_databases(server, valkey, cmds)
     assert got[0] == "OK"
     assert got[1] == [b"flags", [b"off", b"sanitize-payload"], b"passwords", [],
                       b"commands", described.encode(), b"keys", b"", b"channels", b"",
-                      b"selectors", []]
+                      b"databases", b"alldbs", b"selectors", []]
     assert got[2] == [b"user default on nopass sanitize-payload ~* &* +@all",
                       b"user u off sanitize-payload resetchannels " + described.encode()]
 
@@ -414,7 +441,7 @@ def test_acl_selectors_and_later_rules(server, valkey):
     cmds = [["ACL", "SETUSER", "u", "on", "nopass", "+@set", "(+get", "~k*)"],
             ["ACL", "SETUSER", "u", "+@hash", "-@set"], ["ACL", "LIST"],
             ["ACL", "SETUSER", "u", "reset"], ["ACL", "GETUSER", "u"]]
-    same_as_valkey(server, valkey, cmds, [
+    same_as_valkey_but_databases(server, valkey, cmds, [
         "OK", "OK",
         [b"user default on nopass sanitize-payload ~* &* +@all",
          b"user u on nopass sanitize-payload resetchannels -@all +@hash -@set "
