@@ -8,16 +8,9 @@ Valkey 9.1's documentation and tests (tests/unit/acl-v2.tcl)."""
 import pytest
 
 from conftest import RespError, wait_for
+from test_acl import as_user
 
 NOPERM_DB = RespError("NOPERM No permissions to access database")
-
-
-def as_user(server, *rules, name="u"):
-    admin = server.raw()
-    assert admin.call("ACL", "SETUSER", name, "on", ">pw", *rules) == "OK"
-    c = server.raw()
-    assert c.call("AUTH", name, "pw") == "OK"
-    return admin, c
 
 
 def log_entries(admin):
