@@ -4,6 +4,7 @@
 #include "commands/command_docs.h"
 #include "commands/command_table.h"
 #include "commands/key_finders.h"
+#include "common/numbers.h"
 
 namespace vireo {
 namespace {
@@ -48,8 +49,55 @@ uint8_t PermsNeeded(uint32_t key_flags) {
   return perms;
 }
 
+// A database id argument: valid ids only, a bad one is the command's own error to give.
+int DbArg(std::string_view arg, int count) {
+  int64_t id;
+  if (!ParseInt64(arg, &id) || id < 0 || id >= count) return -1;
+  return static_cast<int>(id);
+}
+
+// Valkey 9.1's database rule for one selector that lacks alldbs: a command reading or writing
+// keys or the keyspace needs the current database, one naming databases (SELECT, SWAPDB,
+// MOVE, COPY ... DB) needs those too, and one acting on every database needs alldbs.
+AclVerdict CheckDatabases(const Selector& s, const CommandSpec& spec,
+                          const std::vector<std::string_view>& args, AclDbs dbs) {
+  const std::string& n = spec.name;
+  if (n == "flushall" || n == "cluster|migrateslots" || n == "cluster|cancelslotmigrations") {
+    return {AclDenial::kDatabase, 0};
+  }
+  if ((spec.acl & (kAclKeyspace | kAclRead | kAclWrite)) || CommandHasKeys(spec)) {
+    if (!s.AllowsDb(dbs.current)) return {AclDenial::kDatabase, 0};
+  }
+  auto named = [&](size_t i) {
+    if (i >= args.size()) return true;
+    int id = DbArg(args[i], dbs.count);
+    return id < 0 || s.AllowsDb(id);
+  };
+  if (n == "select") {
+    if (!named(1)) return {AclDenial::kDatabase, 1};
+  } else if (n == "swapdb") {
+    if (!named(1)) return {AclDenial::kDatabase, 1};
+    if (!named(2)) return {AclDenial::kDatabase, 2};
+  } else if (n == "move") {
+    if (!named(2)) return {AclDenial::kDatabase, 2};
+  } else if (n == "copy") {
+    for (size_t i = 3; i + 1 < args.size(); ++i) {
+      if (EqualsIgnoreCase(args[i], "db")) {
+        if (!named(i + 1)) return {AclDenial::kDatabase, static_cast<int>(i + 1)};
+        ++i;
+      }
+    }
+  }
+  return {};
+}
+
 AclVerdict CheckSelector(const Selector& s, const CommandSpec& spec,
-                         const std::vector<std::string_view>& args, LazyKeys& keys) {
+                         const std::vector<std::string_view>& args, LazyKeys& keys, AclDbs dbs) {
+  // Databases first, as Valkey checks them (the least telling refusal, though).
+  if (!s.all_dbs()) {
+    AclVerdict v = CheckDatabases(s, spec, args, dbs);
+    if (v.denial != AclDenial::kNone) return v;
+  }
   if (!(spec.flags & kCmdNoAuth) && !s.AllowsCommand(spec, args)) return {AclDenial::kCommand, 0};
   if (!s.all_keys()) {
     for (const KeyRef& k : keys.Get()) {
@@ -75,11 +123,11 @@ AclVerdict CheckSelector(const Selector& s, const CommandSpec& spec,
 }  // namespace
 
 AclVerdict CheckCommandPermission(const User& user, const CommandSpec& spec,
-                                  const std::vector<std::string_view>& args) {
+                                  const std::vector<std::string_view>& args, AclDbs dbs) {
   LazyKeys keys{spec, args};
-  AclVerdict relevant{AclDenial::kCommand, 0};
+  AclVerdict relevant{AclDenial::kDatabase, 0};
   for (const Selector& s : user.selectors()) {
-    AclVerdict v = CheckSelector(s, spec, args, keys);
+    AclVerdict v = CheckSelector(s, spec, args, keys, dbs);
     if (v.denial == AclDenial::kNone) return v;
     if (v.denial > relevant.denial ||
         (v.denial == relevant.denial && v.denial != AclDenial::kCommand)) {
@@ -89,12 +137,17 @@ AclVerdict CheckCommandPermission(const User& user, const CommandSpec& spec,
   return relevant;
 }
 
+int SelectTarget(const CommandSpec& spec, const std::vector<std::string_view>& args, int count) {
+  if (spec.name != "select" || args.size() < 2) return -1;
+  return DbArg(args[1], count);
+}
+
 bool CanReadEveryKey(const User& user, const CommandSpec& spec,
-                     const std::vector<std::string_view>& args) {
+                     const std::vector<std::string_view>& args, AclDbs dbs) {
   LazyKeys keys{spec, args};
   for (const Selector& s : user.selectors()) {
     if (s.AllowsEveryKey(kAclPermRead) &&
-        CheckSelector(s, spec, args, keys).denial == AclDenial::kNone) {
+        CheckSelector(s, spec, args, keys, dbs).denial == AclDenial::kNone) {
       return true;
     }
   }
@@ -112,6 +165,10 @@ std::string AclDenialText(const AclVerdict& v, const User& user, const CommandSp
       if (!verbose) return "No permissions to access a channel";
       return "User " + user.name() + " has no permissions to access the '" +
              std::string(args[static_cast<size_t>(v.arg)]) + "' channel";
+    case AclDenial::kDatabase:
+      if (!verbose) return "No permissions to access database";
+      return "User " + user.name() + " has no permissions to access database " +
+             std::string(args[static_cast<size_t>(v.arg)]);
     default:
       return "User " + user.name() + " has no permissions to run the '" + spec.name + "' command";
   }
@@ -125,6 +182,8 @@ const char* AclDenialReason(AclDenial denial) {
       return "channel";
     case AclDenial::kAuth:
       return "auth";
+    case AclDenial::kDatabase:
+      return "database";
     default:
       return "command";
   }
@@ -132,7 +191,8 @@ const char* AclDenialReason(AclDenial denial) {
 
 std::string AclDenialObject(const AclVerdict& v, const CommandSpec& spec,
                             const std::vector<std::string_view>& args) {
-  if (v.denial == AclDenial::kKey || v.denial == AclDenial::kChannel) {
+  if (v.denial == AclDenial::kKey || v.denial == AclDenial::kChannel ||
+      v.denial == AclDenial::kDatabase) {
     return std::string(args[static_cast<size_t>(v.arg)]);
   }
   return spec.name;

@@ -51,6 +51,8 @@ const char* AclRuleErrorText(AclRuleError e) {
              "hexadecimal characters";
     case AclRuleError::kSubcommandFirstArg:
       return "Allowing first-arg of a subcommand is not supported";
+    case AclRuleError::kDbOutOfRange:
+      return "The provided database ID is out of range";
   }
   return "Wrong format";
 }
@@ -110,7 +112,7 @@ void Selector::SetAllCommands(bool allow) {
 }
 
 bool Selector::Unrestricted() const {
-  if (!all_keys_ || !all_channels_) return false;
+  if (!all_keys_ || !all_channels_ || !all_dbs_) return false;
   bool all = true;
   ForEachSpec([&](const CommandSpec& s) { all = all && Bit(s.id); });
   return all;
@@ -145,6 +147,19 @@ AclRuleError Selector::Apply(std::string_view rule) {
   if (EqualsIgnoreCase(rule, "nocommands") || EqualsIgnoreCase(rule, "-@all")) {
     SetAllCommands(false);
     return AclRuleError::kNone;
+  }
+  if (EqualsIgnoreCase(rule, "alldbs")) {
+    all_dbs_ = true;
+    dbs_.clear();
+    return AclRuleError::kNone;
+  }
+  if (EqualsIgnoreCase(rule, "resetdbs")) {
+    all_dbs_ = false;
+    dbs_.clear();
+    return AclRuleError::kNone;
+  }
+  if (rule.size() >= 3 && EqualsIgnoreCase(rule.substr(0, 3), "db=")) {
+    return ApplyDbList(rule.substr(3));
   }
   if (rule.empty()) return AclRuleError::kSyntax;
   if (rule[0] == '~' || rule[0] == '%') return ApplyKeyPattern(rule);
@@ -200,6 +215,29 @@ AclRuleError Selector::ApplyKeyPattern(std::string_view rule) {
     }
   }
   keys_.push_back({std::string(pattern), perms});
+  return AclRuleError::kNone;
+}
+
+// db=0,2: replaces the list (and alldbs). Ids are 0..INT_MAX, as Valkey takes them whatever
+// `databases` is; a non-number (or an empty item) is a syntax error, checked before any change.
+AclRuleError Selector::ApplyDbList(std::string_view ids) {
+  std::vector<int> parsed;
+  size_t pos = 0;
+  while (true) {
+    size_t comma = ids.find(',', pos);
+    std::string_view item =
+        ids.substr(pos, comma == std::string_view::npos ? ids.npos : comma - pos);
+    int64_t id;
+    if (!ParseInt64(item, &id)) return AclRuleError::kSyntax;
+    if (id < 0 || id > INT32_MAX) return AclRuleError::kDbOutOfRange;
+    parsed.push_back(static_cast<int>(id));
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  std::sort(parsed.begin(), parsed.end());
+  parsed.erase(std::unique(parsed.begin(), parsed.end()), parsed.end());
+  dbs_ = std::move(parsed);
+  all_dbs_ = false;
   return AclRuleError::kNone;
 }
 
@@ -301,6 +339,17 @@ std::string Selector::DescribeChannels() const {
   return out;
 }
 
+std::string Selector::DescribeDbs() const {
+  if (all_dbs_) return "alldbs";
+  if (dbs_.empty()) return "resetdbs";
+  std::string out = "db=";
+  for (size_t i = 0; i < dbs_.size(); ++i) {
+    if (i > 0) out += ',';
+    out += std::to_string(dbs_[i]);
+  }
+  return out;
+}
+
 std::string Selector::Describe() const {
   std::string out = DescribeKeys();
   if (!out.empty()) out += ' ';
@@ -310,6 +359,8 @@ std::string Selector::Describe() const {
     out += "resetchannels ";
     for (const std::string& c : channels_) out += "&" + c + " ";
   }
+  // alldbs, the default, is left out (Valkey 9.1), so users without db rules read as before.
+  if (!all_dbs_) out += DescribeDbs() + " ";
   out += DescribeCommands();
   return out;
 }

@@ -3,6 +3,7 @@
 // Execution thread only; commands are identified by CommandSpec::id.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -24,13 +25,14 @@ struct KeyPattern {
 // Why a rule was refused; AclRuleErrorText gives Valkey's message.
 enum class AclRuleError {
   kNone,
-  kSyntax,             // EINVAL
-  kUnknownCommand,     // ENOENT
-  kKeysAfterAll,       // EEXIST
-  kChannelsAfterAll,   // EISDIR
-  kNoSuchPassword,     // ENODEV
-  kBadHash,            // EBADMSG
-  kSubcommandFirstArg  // ECHILD
+  kSyntax,              // EINVAL
+  kUnknownCommand,      // ENOENT
+  kKeysAfterAll,        // EEXIST
+  kChannelsAfterAll,    // EISDIR
+  kNoSuchPassword,      // ENODEV
+  kBadHash,             // EBADMSG
+  kSubcommandFirstArg,  // ECHILD
+  kDbOutOfRange         // ERANGE (Valkey 9.1's db=)
 };
 const char* AclRuleErrorText(AclRuleError e);
 
@@ -40,7 +42,8 @@ class Selector {
   explicit Selector(bool all_channels = false);
 
   // Applies one rule (~pat, %R~pat, allkeys, resetkeys, &pat, allchannels, resetchannels,
-  // +cmd, -cmd, +@cat, -@cat, +cmd|sub, allcommands, nocommands).
+  // +cmd, -cmd, +@cat, -@cat, +cmd|sub, allcommands, nocommands, and Valkey 9.1's alldbs,
+  // resetdbs, db=<id>[,<id>...]).
   AclRuleError Apply(std::string_view rule);
 
   // Whether the command may run at all (its bit, or +cmd|firstarg for args[1]).
@@ -54,7 +57,12 @@ class Selector {
   // allkeys, or a "*" pattern granting perms (SORT BY/GET need it for reading).
   bool AllowsEveryKey(uint8_t perms) const;
   bool all_channels() const { return all_channels_; }
-  // Every command, key and channel: a user whose root selector is this needs no checks.
+  // alldbs (a new selector's state), or db lists the database.
+  bool all_dbs() const { return all_dbs_; }
+  bool AllowsDb(int db) const {
+    return all_dbs_ || std::binary_search(dbs_.begin(), dbs_.end(), db);
+  }
+  // Every command, key, channel and database: a user whose root selector is this needs no checks.
   bool Unrestricted() const;
 
   // ACL LIST / GETUSER text: key patterns, channels, then the command rules as Valkey 8 keeps
@@ -63,6 +71,7 @@ class Selector {
   std::string Describe() const;
   std::string DescribeKeys() const;      // "~a %R~b" or "~*" ("" when none)
   std::string DescribeChannels() const;  // "&a &b" or "&*" ("" when none)
+  std::string DescribeDbs() const;       // "alldbs", "resetdbs" or "db=0,2" (GETUSER)
   std::string DescribeCommands() const;
 
  private:
@@ -76,6 +85,7 @@ class Selector {
   void SetAllCommands(bool allow);
   AclRuleError ApplyKeyPattern(std::string_view rule);
   AclRuleError ApplyCommandRule(std::string_view rule);
+  AclRuleError ApplyDbList(std::string_view ids);
   // Appends "+name" / "-name" (lowercased) to the rules kept for DescribeCommands.
   void RecordCommandRule(std::string_view name, bool allow);
 
@@ -87,6 +97,8 @@ class Selector {
   bool all_keys_ = false;
   std::vector<std::string> channels_;
   bool all_channels_ = false;
+  std::vector<int> dbs_;  // sorted, no duplicates; used when !all_dbs_
+  bool all_dbs_ = true;
 };
 
 // Category flag (commands/command_table.h AclCategory) by name without '@', or 0.

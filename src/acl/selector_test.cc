@@ -146,5 +146,51 @@ TEST_F(AclSelectorTest, ChannelPatterns) {
   EXPECT_EQ(s.Describe(), "resetchannels &ch* -@all");
 }
 
+TEST_F(AclSelectorTest, DatabaseRules) {
+  Selector s;
+  EXPECT_TRUE(s.all_dbs());  // a new selector may use every database
+  EXPECT_EQ(s.DescribeDbs(), "alldbs");
+  EXPECT_EQ(s.Apply("db=3,0,0,1,3"), AclRuleError::kNone);
+  EXPECT_FALSE(s.all_dbs());
+  EXPECT_TRUE(s.AllowsDb(0));
+  EXPECT_TRUE(s.AllowsDb(3));
+  EXPECT_FALSE(s.AllowsDb(2));
+  EXPECT_EQ(s.DescribeDbs(), "db=0,1,3");  // sorted, once each
+  EXPECT_EQ(s.Describe(), "resetchannels db=0,1,3 -@all");
+  EXPECT_EQ(s.Apply("DB=7"), AclRuleError::kNone);  // replaces the list
+  EXPECT_EQ(s.DescribeDbs(), "db=7");
+  EXPECT_FALSE(s.AllowsDb(0));
+  EXPECT_EQ(s.Apply("resetdbs"), AclRuleError::kNone);
+  EXPECT_FALSE(s.AllowsDb(7));
+  EXPECT_EQ(s.Describe(), "resetchannels resetdbs -@all");
+  EXPECT_EQ(s.Apply("alldbs"), AclRuleError::kNone);
+  EXPECT_TRUE(s.AllowsDb(12345));
+  EXPECT_EQ(s.Describe(), "resetchannels -@all");  // alldbs is left out
+  EXPECT_EQ(s.Apply("db=2147483647"), AclRuleError::kNone);
+}
+
+TEST_F(AclSelectorTest, BadDatabaseRulesChangeNothing) {
+  Selector s;
+  ASSERT_EQ(s.Apply("db=1"), AclRuleError::kNone);
+  for (auto r : {"db=", "db=abc", "db=,0,1", "db=0,1,", "db=0,,1", "db=1 ", "db=0x1",
+                 "db=99999999999999999999"}) {
+    EXPECT_EQ(s.Apply(r), AclRuleError::kSyntax) << r;
+  }
+  for (auto r : {"db=-1", "db=2147483648", "db=12345678987654321", "db=0,-1"}) {
+    EXPECT_EQ(s.Apply(r), AclRuleError::kDbOutOfRange) << r;
+  }
+  EXPECT_EQ(s.DescribeDbs(), "db=1");
+  EXPECT_STREQ(AclRuleErrorText(AclRuleError::kDbOutOfRange),
+               "The provided database ID is out of range");
+}
+
+TEST_F(AclSelectorTest, UnrestrictedNeedsEveryDatabase) {
+  Selector s;
+  for (auto r : {"+@all", "~*", "&*", "db=0"}) EXPECT_EQ(s.Apply(r), AclRuleError::kNone);
+  EXPECT_FALSE(s.Unrestricted());
+  EXPECT_EQ(s.Apply("alldbs"), AclRuleError::kNone);
+  EXPECT_TRUE(s.Unrestricted());
+}
+
 }  // namespace
 }  // namespace vireo

@@ -14,10 +14,11 @@ namespace {
 class AclUserTest : public ::testing::Test {
  protected:
   void SetUp() override { RegisterAllCommands(); }
-  AclVerdict Check(const User& u, std::vector<std::string_view> args) {
+  // db: the database the command runs in (16 databases).
+  AclVerdict Check(const User& u, std::vector<std::string_view> args, int db = 0) {
     const CommandSpec* spec = Commands().Resolve(args);
     EXPECT_NE(spec, nullptr);
-    return CheckCommandPermission(u, *spec, args);
+    return CheckCommandPermission(u, *spec, args, AclDbs{db, 16});
   }
 };
 
@@ -125,6 +126,78 @@ TEST_F(AclUserTest, SelectorsChooseTheMostTellingRefusal) {
   EXPECT_EQ(Check(u, {"set", "b1", "v"}).denial, AclDenial::kNone);
   EXPECT_EQ(Check(u, {"set", "a1", "v"}).denial, AclDenial::kKey);  // key beats command
   EXPECT_EQ(Check(u, {"incr", "a1"}).denial, AclDenial::kCommand);
+}
+
+TEST_F(AclUserTest, DatabaseRulesCheckTheCurrentAndNamedDatabases) {
+  User u("u", false);
+  for (auto r : {"on", "~*", "&*", "+@all", "db=0,1"}) {
+    ASSERT_EQ(u.Apply(r, false), AclRuleError::kNone) << r;
+  }
+  EXPECT_FALSE(u.unrestricted());  // the command path must check this user
+  EXPECT_EQ(Check(u, {"get", "k"}, 1).denial, AclDenial::kNone);
+  AclVerdict v = Check(u, {"GET", "k"}, 2);
+  EXPECT_EQ(v.denial, AclDenial::kDatabase);
+  EXPECT_EQ(v.arg, 0);
+  // Commands without keys and outside @keyspace/@read/@write run anywhere.
+  EXPECT_EQ(Check(u, {"ping"}, 5).denial, AclDenial::kNone);
+  EXPECT_EQ(Check(u, {"watch", "k"}, 5).denial, AclDenial::kDatabase);  // keys, @transaction
+  EXPECT_EQ(Check(u, {"flushdb"}, 5).denial, AclDenial::kDatabase);
+  EXPECT_EQ(Check(u, {"flushdb"}, 0).denial, AclDenial::kNone);
+  EXPECT_EQ(Check(u, {"dbsize"}, 5).denial, AclDenial::kDatabase);
+  // SELECT from a database the user may not use, to one it may.
+  EXPECT_EQ(Check(u, {"select", "1"}, 5).denial, AclDenial::kNone);
+  v = Check(u, {"select", "2"}, 0);
+  EXPECT_EQ(v.denial, AclDenial::kDatabase);
+  EXPECT_EQ(v.arg, 1);
+  // An id that is not a database is the command's own error, not a refusal.
+  EXPECT_EQ(Check(u, {"select", "16"}, 0).denial, AclDenial::kNone);
+  EXPECT_EQ(Check(u, {"select", "x"}, 0).denial, AclDenial::kNone);
+  EXPECT_EQ(Check(u, {"swapdb", "0", "1"}).denial, AclDenial::kNone);
+  v = Check(u, {"swapdb", "0", "2"});
+  EXPECT_EQ(v.denial, AclDenial::kDatabase);
+  EXPECT_EQ(v.arg, 2);
+  EXPECT_EQ(Check(u, {"swapdb", "3", "0"}).arg, 1);
+  EXPECT_EQ(Check(u, {"move", "k", "1"}).denial, AclDenial::kNone);
+  EXPECT_EQ(Check(u, {"move", "k", "2"}).arg, 2);
+  EXPECT_EQ(Check(u, {"move", "k", "0"}, 3).denial, AclDenial::kDatabase);  // the source
+  EXPECT_EQ(Check(u, {"copy", "a", "b", "db", "1", "replace"}).denial, AclDenial::kNone);
+  v = Check(u, {"copy", "a", "b", "REPLACE", "DB", "2"});
+  EXPECT_EQ(v.denial, AclDenial::kDatabase);
+  EXPECT_EQ(v.arg, 5);
+  EXPECT_EQ(Check(u, {"copy", "a", "b"}, 2).denial, AclDenial::kDatabase);
+  // Every database at once needs alldbs.
+  EXPECT_EQ(Check(u, {"flushall"}).denial, AclDenial::kDatabase);
+  EXPECT_EQ(Check(u, {"cluster", "migrateslots", "slotsrange", "0", "1", "node", "x"}).denial,
+            AclDenial::kDatabase);
+  EXPECT_EQ(u.Apply("alldbs", false), AclRuleError::kNone);
+  EXPECT_EQ(Check(u, {"flushall"}).denial, AclDenial::kNone);
+  EXPECT_TRUE(u.unrestricted());
+
+  const CommandSpec& select = *Commands().Find("select");
+  EXPECT_EQ(AclDenialText({AclDenial::kDatabase, 1}, u, select, {"select", "3"}, false),
+            "No permissions to access database");
+  EXPECT_EQ(AclDenialText({AclDenial::kDatabase, 1}, u, select, {"select", "3"}, true),
+            "User u has no permissions to access database 3");
+  EXPECT_STREQ(AclDenialReason(AclDenial::kDatabase), "database");
+  EXPECT_EQ(AclDenialObject({AclDenial::kDatabase, 0}, select, {"SELECT", "3"}), "SELECT");
+}
+
+TEST_F(AclUserTest, DatabaseRefusalIsTheLeastTelling) {
+  // Root: every database but no command; the selector: the command but not database 5.
+  User u("u", false);
+  for (auto r : {"on", "(~* +@all db=0)"}) ASSERT_EQ(u.Apply(r, false), AclRuleError::kNone);
+  EXPECT_EQ(Check(u, {"get", "k"}, 0).denial, AclDenial::kNone);
+  EXPECT_EQ(Check(u, {"get", "k"}, 5).denial, AclDenial::kCommand);
+  EXPECT_EQ(Check(u, {"select", "5"}, 0).denial, AclDenial::kCommand);
+  // Alone, a selector's database refusal comes before its command and key checks.
+  User w("w", false);
+  for (auto r : {"on", "~a*", "+get", "resetdbs"})
+    ASSERT_EQ(w.Apply(r, false), AclRuleError::kNone);
+  EXPECT_EQ(Check(w, {"set", "b", "v"}, 0).denial, AclDenial::kDatabase);
+  EXPECT_EQ(Check(w, {"ping"}, 0).denial, AclDenial::kCommand);
+  EXPECT_EQ(SelectTarget(*Commands().Find("select"), {"select", "3"}, 16), 3);
+  EXPECT_EQ(SelectTarget(*Commands().Find("select"), {"select", "16"}, 16), -1);
+  EXPECT_EQ(SelectTarget(*Commands().Find("get"), {"get", "3"}, 16), -1);
 }
 
 TEST_F(AclUserTest, StoreSetUserIsAllOrNothing) {

@@ -52,6 +52,9 @@ void ReplySelector(ReplyBuilder& reply, const Selector& s) {
   reply.Bulk(s.DescribeKeys());
   reply.Bulk("channels");
   reply.Bulk(s.DescribeChannels());
+  // Valkey 9.1's field, on every user ("alldbs" when it has no database rule).
+  reply.Bulk("databases");
+  reply.Bulk(s.DescribeDbs());
 }
 
 // ACL GETUSER username
@@ -62,7 +65,7 @@ void CmdAclGetUser(CommandContext& ctx) {
     return;
   }
   ReplyBuilder& r = ctx.reply;
-  r.Map(6);
+  r.Map(7);
   r.Bulk("flags");
   std::vector<std::string> flags = u->FlagNames();
   r.Set(flags.size());
@@ -74,7 +77,7 @@ void CmdAclGetUser(CommandContext& ctx) {
   r.Bulk("selectors");
   r.Array(u->selectors().size() - 1);
   for (size_t i = 1; i < u->selectors().size(); ++i) {
-    r.Map(3);
+    r.Map(4);
     ReplySelector(r, u->selectors()[i]);
   }
 }
@@ -280,7 +283,9 @@ void CmdAclDryRun(CommandContext& ctx) {
     ctx.reply.Error("ERR wrong number of arguments for '" + spec->name + "' command");
     return;
   }
-  AclVerdict v = CheckCommandPermission(*u, *spec, args);
+  // Database rules are checked against the caller's database.
+  AclVerdict v =
+      CheckCommandPermission(*u, *spec, args, AclDbs{ctx.client.db_index, ctx.server.db_count()});
   if (v.denial == AclDenial::kNone) {
     ctx.reply.Ok();
   } else {

@@ -411,6 +411,7 @@ void RenderStats(Server& server, std::string* out) {
   Line(out, "acl_access_denied_cmd:%llu", u(st.acl_denied_cmd));
   Line(out, "acl_access_denied_key:%llu", u(st.acl_denied_key));
   Line(out, "acl_access_denied_channel:%llu", u(st.acl_denied_channel));
+  Line(out, "acl_access_denied_db:%llu", u(st.acl_denied_db));
 }
 
 void RenderReplication(Server& server, std::string* out) {

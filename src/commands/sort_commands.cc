@@ -50,7 +50,7 @@ bool ParseOptions(CommandContext& ctx, bool readonly, SortOptions* o) {
     const Client& c = ctx.client;
     const CommandSpec* spec = Commands().Resolve(ctx.args);
     if (!(c.flags & kClientAclRestricted) || spec == nullptr ||
-        CanReadEveryKey(*c.acl_user, *spec, ctx.args)) {
+        CanReadEveryKey(*c.acl_user, *spec, ctx.args, AclDbs{c.db_index, ctx.server.db_count()})) {
       return false;
     }
     ctx.reply.Error(std::string("ERR ") + option +

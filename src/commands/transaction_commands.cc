@@ -16,7 +16,10 @@ namespace {
 // MULTI
 // Never runs inside MULTI: no_multi refuses a nested one (server/transaction.h).
 void CmdMulti(CommandContext& ctx) {
-  ctx.client.flags |= kClientMulti;
+  Client& c = ctx.client;
+  if (c.multi == nullptr) c.multi = std::make_unique<MultiState>();
+  c.multi->db = c.db_index;  // ACL database rules check queued commands from here
+  c.flags |= kClientMulti;
   ctx.reply.Ok();
 }
 
@@ -56,13 +59,15 @@ void CmdExec(CommandContext& ctx) {
     c.args.assign(q.args.begin(), q.args.end());
     // The user's rules may have changed since the command was queued (Valkey checks again).
     const AclDenial denial = (c.flags & kClientAclRestricted)
-                                 ? server.AclCheck(&c, q.spec, c.args, "multi").denial
+                                 ? server.AclCheck(&c, q.spec, c.args, c.db_index, "multi").denial
                                  : AclDenial::kNone;
     if (denial != AclDenial::kNone) {
       const char* reason = denial == AclDenial::kKey ? "no permission to touch the specified keys"
                            : denial == AclDenial::kChannel
                                ? "no permission to access one of the channels used as arguments"
-                               : "no permission to execute the command or subcommand";
+                           : denial == AclDenial::kCommand
+                               ? "no permission to execute the command or subcommand"
+                               : "no permission";
       ctx.reply.Error(std::string("NOPERM ACLs rules changed between the moment the transaction "
                                   "was accumulated and the EXEC call. This command is no longer "
                                   "allowed for the following reason: ") +

@@ -489,7 +489,7 @@ int ScriptEngine::CallCommand(lua_State* L) {
     refusal = "This Redis command is not allowed from script";
   } else if (Client* caller = server_.executing();
              caller != nullptr && (caller->flags & kClientAclRestricted) &&
-             !server_.AclPermits(caller, spec, args, "lua", &acl_refusal)) {
+             !server_.AclPermits(caller, spec, args, fake_->db_index, "lua", &acl_refusal)) {
     // Valkey 8's wording: the NOPERM text after "ACL failure in script: ".
     acl_refusal.replace(0, acl_refusal.find(' ') + 1, "ACL failure in script: ");
     refusal = acl_refusal.c_str();
@@ -596,7 +596,9 @@ int ScriptEngine::AclCheckCmd(lua_State* L) {
       const char* s = lua_tolstring(L, i, &len);
       args.emplace_back(s, len);
     }
-    allowed = CheckCommandPermission(*caller->acl_user, *spec, args).denial == AclDenial::kNone;
+    allowed = CheckCommandPermission(*caller->acl_user, *spec, args,
+                                     AclDbs{fake_->db_index, server_.db_count()})
+                  .denial == AclDenial::kNone;
   }
   lua_pushboolean(L, allowed ? 1 : 0);
   return 1;

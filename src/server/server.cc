@@ -994,7 +994,7 @@ void Server::Execute(Client* c) {
   // ACL (server_acl.cc): one flag test for a user allowed everything.
   if (c->flags & kClientAclRestricted) [[unlikely]] {
     std::string refusal;
-    if (!AclPermits(c, spec, args, "toplevel", &refusal)) {
+    if (!AclPermits(c, spec, args, AclDb(c), "toplevel", &refusal)) {
       c->reply.Error(refusal);
       ++spec->stats.rejected_calls;
       return;

@@ -61,6 +61,7 @@ struct ServerStats {
   uint64_t acl_denied_cmd = 0;
   uint64_t acl_denied_key = 0;
   uint64_t acl_denied_channel = 0;
+  uint64_t acl_denied_db = 0;  // Valkey 9.1's acl_access_denied_db
   std::map<std::string, uint64_t> error_codes;  // INFO errorstats
   // Instantaneous ops/sec: samples taken by the periodic task.
   int64_t ops_sample_time_ms = 0;
@@ -226,14 +227,17 @@ class Server {
   // Whether commands of unauthenticated clients are refused (the default user has a
   // password or is off).
   bool AuthRequired() const;
-  // ACL check of spec with args for c's user (c->acl_user not null). On a refusal logs it
-  // (context: "toplevel", "multi", "lua") and counts it.
+  // ACL check of spec with args for c's user (c->acl_user not null), run in database db. On a
+  // refusal logs it (context: "toplevel", "multi", "lua") and counts it.
   AclVerdict AclCheck(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args,
-                      const char* context);
+                      int db, const char* context);
   // AclCheck, with a refusal's NOPERM reply in *error: Valkey 8's text, or for "lua" the
   // Redis 7.0 text the script engine still words its own refusal from.
   bool AclPermits(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args,
-                  const char* context, std::string* error);
+                  int db, const char* context, std::string* error);
+  // The database c's next command runs in for ACL: its own, or inside MULTI the one the
+  // queued SELECTs lead to.
+  static int AclDb(const Client* c);
   // Applies requirepass, `user` lines and aclfile at start-up; false with *error.
   bool LoadAclAtStartup(std::string* error);
 

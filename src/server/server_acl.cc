@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "server/config.h"
 #include "server/server.h"
+#include "server/transaction.h"
 
 namespace vireo {
 namespace {
@@ -96,11 +97,20 @@ bool Server::Authenticate(Client* c, std::string_view name, std::string_view pas
   return false;
 }
 
+int Server::AclDb(const Client* c) {
+  if ((c->flags & kClientMulti) && c->multi != nullptr) return c->multi->db;
+  return c->db_index;
+}
+
 AclVerdict Server::AclCheck(Client* c, const CommandSpec* spec,
-                            const std::vector<std::string_view>& args, const char* context) {
-  AclVerdict v = CheckCommandPermission(*c->acl_user, *spec, args);
+                            const std::vector<std::string_view>& args, int db,
+                            const char* context) {
+  AclVerdict v = CheckCommandPermission(*c->acl_user, *spec, args, AclDbs{db, db_count()});
   if (v.denial == AclDenial::kNone) return v;
   switch (v.denial) {
+    case AclDenial::kDatabase:
+      ++stats_.acl_denied_db;
+      break;
     case AclDenial::kKey:
       ++stats_.acl_denied_key;
       break;
@@ -118,9 +128,9 @@ AclVerdict Server::AclCheck(Client* c, const CommandSpec* spec,
 }
 
 bool Server::AclPermits(Client* c, const CommandSpec* spec,
-                        const std::vector<std::string_view>& args, const char* context,
+                        const std::vector<std::string_view>& args, int db, const char* context,
                         std::string* error) {
-  AclVerdict v = AclCheck(c, spec, args, context);
+  AclVerdict v = AclCheck(c, spec, args, db, context);
   if (v.denial == AclDenial::kNone) return true;
   *error = "NOPERM " + AclDenialText(v, *c->acl_user, *spec, args, false);
   return false;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "acl/permission.h"
 #include "commands/context.h"
 #include "commands/errors.h"
 #include "common/numbers.h"
@@ -140,7 +141,6 @@ bool WatchRegistry::WatchedKeyExpired(Server& server, const Client* c) const {
 // --- Queueing and refusals ------------------------------------------------------------------
 
 bool QueueInMulti(Server& server, Client* c, const CommandSpec* spec) {
-  (void)server;
   if (RunsInsideMulti(spec)) return false;
   MultiState& m = EnsureMultiState(c);
   QueuedCommand& q = m.queue.emplace_back();
@@ -151,6 +151,7 @@ bool QueueInMulti(Server& server, Client* c, const CommandSpec* spec) {
     m.queued_bytes += a.size();
   }
   m.queued_flags |= spec->flags;
+  if (int target = SelectTarget(*spec, c->args, server.db_count()); target >= 0) m.db = target;
   c->last_cmd = &spec->name;  // CLIENT LIST shows the queued command, as Valkey does
   c->reply.Simple("QUEUED");
   return true;

@@ -47,6 +47,9 @@ struct MultiState {
   uint32_t queued_flags = 0;  // union of the queued commands' flags (CLIENT PAUSE WRITE)
   size_t queued_bytes = 0;    // argument bytes held by the queue (CLIENT LIST multi-mem)
   std::vector<WatchedKey> watched;
+  // The database the queue's next command will run in (MULTI's, then each valid queued
+  // SELECT's): what ACL database rules check a command against when it is queued.
+  int db = 0;
 };
 
 // Who watches which key, per database. Touching a watched key marks its watchers

@@ -43,7 +43,9 @@ def test_default_user_and_list_format(server):
     user = c.call("ACL", "GETUSER", "bob")
     assert user[:6] == [b"flags", [b"on", b"sanitize-payload"], b"passwords",
                         [PW_HASH.encode()], b"commands", b"-@all +@string -set +client|id"]
-    assert user[6:] == [b"keys", b"~k* %R~r* %W~w*", b"channels", b"&ch*", b"selectors", []]
+    # Valkey 9.1's "databases" field comes after channels (Valkey 8.0 has none).
+    assert user[6:] == [b"keys", b"~k* %R~r* %W~w*", b"channels", b"&ch*", b"databases",
+                        b"alldbs", b"selectors", []]
     assert c.call("ACL", "GETUSER", "nobody") is None
     # Selectors, and the rules of a subtractive user as written.
     assert c.call("ACL", "SETUSER", "al", "+@all", "-@dangerous", "+flushdb", "(~x*",
@@ -52,7 +54,7 @@ def test_default_user_and_list_format(server):
         "user al off sanitize-payload resetchannels +@all -@dangerous +flushdb "
         "(~x* resetchannels -@all +set)")
     assert c.call("ACL", "GETUSER", "al")[-1] == [
-        [b"commands", b"-@all +set", b"keys", b"~x*", b"channels", b""]]
+        [b"commands", b"-@all +set", b"keys", b"~x*", b"channels", b"", b"databases", b"alldbs"]]
 
 
 def test_setuser_errors(server):
