@@ -118,6 +118,8 @@ void CmdConfigSet(CommandContext& ctx) {
   for (const std::string& name : names) {
     const std::string canonical = ConfigCanonicalName(name);
     if (canonical.rfind("tls-", 0) != 0) continue;
+    // Read when used, not loaded into the contexts.
+    if (canonical == "tls-auth-clients-user" || canonical == "tls-auto-reload-interval") continue;
     std::string err = ctx.server.ReconfigureTls(candidate, canonical);
     if (!err.empty()) {
       ctx.reply.Error(SetFailed(name, err));

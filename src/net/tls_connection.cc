@@ -2,6 +2,7 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 
 #include <cerrno>
 #include <climits>
@@ -45,6 +46,35 @@ TlsSession::~TlsSession() {
   }
   SSL_free(ssl_);
   ERR_clear_error();
+}
+
+std::vector<std::string> TlsSession::PeerNames(std::string_view field) const {
+  std::vector<std::string> names;
+  if (!SSL_is_init_finished(ssl_) || SSL_get_verify_result(ssl_) != X509_V_OK) return names;
+  const X509* cert = SSL_get0_peer_certificate(ssl_);
+  if (cert == nullptr) return names;
+  auto add = [&names](const ASN1_STRING* s) {
+    const unsigned char* data = ASN1_STRING_get0_data(s);
+    const int len = ASN1_STRING_length(s);
+    if (data == nullptr || len <= 0 || memchr(data, '\0', static_cast<size_t>(len)) != nullptr) {
+      return;
+    }
+    names.emplace_back(reinterpret_cast<const char*>(data), static_cast<size_t>(len));
+  };
+  if (field == "CN") {
+    const X509_NAME* subject = X509_get_subject_name(cert);
+    const int i = subject != nullptr ? X509_NAME_get_index_by_NID(subject, NID_commonName, -1) : -1;
+    if (i >= 0) add(X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, i)));
+  } else if (field == "URI") {
+    auto* sans =
+        static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+    for (int i = 0; sans != nullptr && i < sk_GENERAL_NAME_num(sans); ++i) {
+      const GENERAL_NAME* name = sk_GENERAL_NAME_value(sans, i);
+      if (name->type == GEN_URI) add(name->d.uniformResourceIdentifier);
+    }
+    GENERAL_NAMES_free(sans);
+  }
+  return names;
 }
 
 TlsSession::Status TlsSession::Classify(int ret) {

@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
+#include <vector>
 
 typedef struct ssl_st SSL;
 typedef struct ssl_ctx_st SSL_CTX;
@@ -43,6 +45,10 @@ class TlsSession {
   // The last read could not go on until the socket takes bytes (handshake or key update
   // messages): the caller must wait for writability, then read again.
   bool read_wants_write() const { return read_wants_write_; }
+  // The names a verified peer certificate carries in field: "CN" (its subject's common name)
+  // or "URI" (its subjectAltName URIs, in order). Empty without a certificate, when it did not
+  // verify, or before the handshake ends. Names holding a NUL byte are left out.
+  std::vector<std::string> PeerNames(std::string_view field) const;
   // Why the last kError happened, for the log.
   const std::string& error() const { return error_; }
 

@@ -1,8 +1,10 @@
 #include "net/tls_context.h"
 
+#include <dirent.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <strings.h>
 
 #include <algorithm>
@@ -31,15 +33,28 @@ int PassphraseCallback(char* buf, int size, int /*rwflag*/, void* userdata) {
   return static_cast<int>(n);
 }
 
+// Within its validity period now (Valkey 9.0 refuses expired and not-yet-valid ones at load).
+bool CertInValidPeriod(const X509* cert) {
+  if (cert == nullptr) return false;
+  const ASN1_TIME* not_before = X509_get0_notBefore(cert);
+  const ASN1_TIME* not_after = X509_get0_notAfter(cert);
+  return not_before != nullptr && not_after != nullptr && X509_cmp_current_time(not_before) <= 0 &&
+         X509_cmp_current_time(not_after) >= 0;
+}
+
 // Loads a certificate chain and its key into ctx; false with *error worded as Valkey logs it.
+// role: "Server" or "Client", for the message about a certificate out of its validity period.
 bool LoadKeyPair(SSL_CTX* ctx, const std::string& cert, const std::string& key,
-                 const std::string& pass, std::string* error) {
+                 const std::string& pass, const char* role, std::string* error) {
   // The pass is only needed while the key is read: the callback's pointer is cleared after.
   SSL_CTX_set_default_passwd_cb(ctx, PassphraseCallback);
   SSL_CTX_set_default_passwd_cb_userdata(ctx, const_cast<std::string*>(&pass));
   bool ok = true;
   if (SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) <= 0) {
     *error = "Failed to load certificate: " + cert + ": " + SslErrorText();
+    ok = false;
+  } else if (!CertInValidPeriod(SSL_CTX_get0_certificate(ctx))) {
+    *error = std::string(role) + " TLS certificate is invalid. Aborting TLS configuration.";
     ok = false;
   } else if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) <= 0) {
     *error = "Failed to load private key: " + key + ": " + SslErrorText();
@@ -50,6 +65,53 @@ bool LoadKeyPair(SSL_CTX* ctx, const std::string& cert, const std::string& key,
   }
   SSL_CTX_set_default_passwd_cb_userdata(ctx, nullptr);
   return ok;
+}
+
+// A CA directory is otherwise looked up lazily, by hashed names, during handshakes: its
+// certificates are read now so each can be checked at load (and files need no c_rehash).
+bool LoadCaDir(SSL_CTX* ctx, const std::string& dir_path, std::string* error) {
+  X509_STORE* store = SSL_CTX_get_cert_store(ctx);
+  DIR* dir = opendir(dir_path.c_str());
+  if (store == nullptr || dir == nullptr) {
+    if (dir != nullptr) closedir(dir);
+    *error = "Failed to open CA certificate directory: " + dir_path;
+    return false;
+  }
+  bool ok = true;
+  while (const dirent* entry = readdir(dir)) {
+    if (entry->d_name[0] == '.') continue;
+    const std::string path = dir_path + "/" + entry->d_name;
+    FILE* f = fopen(path.c_str(), "r");
+    if (f == nullptr) continue;
+    X509* cert = PEM_read_X509(f, nullptr, nullptr, nullptr);
+    fclose(f);
+    if (cert == nullptr) {
+      ERR_clear_error();  // not a certificate (an index, a CRL): skipped
+      continue;
+    }
+    if (X509_STORE_add_cert(store, cert) != 1 &&
+        ERR_GET_REASON(ERR_peek_last_error()) != X509_R_CERT_ALREADY_IN_HASH_TABLE) {
+      *error = "Failed to load CA certificates from directory: " + dir_path;
+      ok = false;
+    }
+    ERR_clear_error();
+    X509_free(cert);
+    if (!ok) break;
+  }
+  closedir(dir);
+  return ok;
+}
+
+bool AllCasInValidPeriod(SSL_CTX* ctx) {
+  X509_STORE* store = SSL_CTX_get_cert_store(ctx);
+  if (store == nullptr) return false;
+  STACK_OF(X509_OBJECT)* objects = X509_STORE_get0_objects(store);
+  for (int i = 0; objects != nullptr && i < sk_X509_OBJECT_num(objects); ++i) {
+    X509_OBJECT* obj = sk_X509_OBJECT_value(objects, i);
+    if (X509_OBJECT_get_type(obj) != X509_LU_X509) continue;
+    if (!CertInValidPeriod(X509_OBJECT_get0_X509(obj))) return false;
+  }
+  return true;
 }
 
 bool ConfigureCommon(SSL_CTX* ctx, const TlsOptions& o, unsigned protocols, std::string* error) {
@@ -75,6 +137,11 @@ bool ConfigureCommon(SSL_CTX* ctx, const TlsOptions& o, unsigned protocols, std:
             ctx, o.ca_cert_file.empty() ? nullptr : o.ca_cert_file.c_str(),
             o.ca_cert_dir.empty() ? nullptr : o.ca_cert_dir.c_str()) <= 0) {
       *error = "Failed to configure CA certificate(s) file/directory: " + SslErrorText();
+      return false;
+    }
+    if (!o.ca_cert_dir.empty() && !LoadCaDir(ctx, o.ca_cert_dir, error)) return false;
+    if (!AllCasInValidPeriod(ctx)) {
+      *error = "One or more loaded CA certificates are invalid. Aborting TLS configuration.";
       return false;
     }
   }
@@ -177,7 +244,7 @@ std::shared_ptr<TlsContext> TlsContext::Create(const TlsOptions& o, std::string*
   }
   SSL_CTX* s = t->server_;
   if (!ConfigureCommon(s, o, protocols, error) ||
-      !LoadKeyPair(s, o.cert_file, o.key_file, o.key_file_pass, error) ||
+      !LoadKeyPair(s, o.cert_file, o.key_file, o.key_file_pass, "Server", error) ||
       !LoadDhParams(s, o.dh_params_file, error)) {
     return nullptr;
   }
@@ -198,7 +265,8 @@ std::shared_ptr<TlsContext> TlsContext::Create(const TlsOptions& o, std::string*
   if (!ConfigureCommon(c, o, protocols, error) ||
       !LoadKeyPair(c, own_pair ? o.client_cert_file : o.cert_file,
                    own_pair ? o.client_key_file : o.key_file,
-                   own_pair ? o.client_key_file_pass : o.key_file_pass, error)) {
+                   own_pair ? o.client_key_file_pass : o.key_file_pass,
+                   own_pair ? "Client" : "Server", error)) {
     return nullptr;
   }
   SSL_CTX_set_verify(c, SSL_VERIFY_PEER, nullptr);

@@ -103,6 +103,9 @@ struct Client {
   int db_index = 0;
   int resp = 2;
   bool authenticated = false;
+  // A TLS client's certificate was looked at for tls-auth-clients-user (once, after the
+  // handshake).
+  bool tls_peer_checked = false;
   // The ACL user (acl/); nullptr for internal clients (AOF loading, master link), which may
   // run anything. Set through Server::SetClientUser, which keeps kClientAclRestricted right.
   std::shared_ptr<User> acl_user;

@@ -51,6 +51,9 @@ struct Config {
   std::string pidfile;
   std::string logfile;
   std::string loglevel = "notice";
+  // Valkey 8.1's log line shape (common/log.h): legacy or logfmt, and its timestamp.
+  std::string log_format = "legacy";
+  std::string log_timestamp_format = "legacy";
   std::string dir;  // filled with the working directory at start-up
   std::string requirepass;
   // `user <name> <rules...>` lines of the config file, applied at start-up (acl/).

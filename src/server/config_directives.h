@@ -156,6 +156,10 @@ inline constexpr GenericDirective kGenericDirectives[] = {
     {"syslog-facility", "local0", GenericKind::kString, true},
     {"syslog-ident", "valkey", GenericKind::kString, true},
     {"tls-auth-clients", "yes", GenericKind::kEnum, false, 0, 0, "no,yes,optional"},
+    // Valkey 9.0: log in as the ACL user a client certificate's field names; reload changed
+    // TLS files every this many seconds (0 = never). Used by server/server_tls.cc.
+    {"tls-auth-clients-user", "off", GenericKind::kEnum, false, 0, 0, "off,CN,URI"},
+    {"tls-auto-reload-interval", "0", GenericKind::kInt, false, 0, kMax32},
     {"tls-ca-cert-dir", "", GenericKind::kString, false},
     {"tls-ca-cert-file", "", GenericKind::kString, false},
     {"tls-cert-file", "", GenericKind::kString, false},

@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
   char cwd[PATH_MAX];
   if (getcwd(cwd, sizeof(cwd)) != nullptr) config.dir = cwd;
   vireo::ConfigureLog(config.loglevel, config.logfile);
+  vireo::SetLogFormats(config.log_format, config.log_timestamp_format);
   const int64_t maxclients = vireo::AdjustOpenFilesLimit(config.maxclients);
   if (maxclients < 0) return 1;
   config.maxclients = maxclients;

@@ -338,6 +338,10 @@ void Server::HandleRead(Client* c, Connection::ReadResult r) {
     return;
   }
   c->last_interaction_ms = NowMs();
+  // The handshake is over once data arrives: the certificate may name the client's user.
+  if (c->conn.tls() != nullptr && !c->tls_peer_checked) [[unlikely]] {
+    LoginFromCertificate(c);
+  }
   // The master's stream and an atomic migration's stream are exempt, as Valkey's primary.
   if (static_cast<int64_t>(c->conn.InputSize()) > config_.client_query_buffer_limit &&
       !(c->flags & kClientMaster) && c->migration == nullptr) {
@@ -753,6 +757,10 @@ void Server::ApplyOomScoreAdj() {
 
 void Server::OnConfigChanged(std::string_view name) {
   if (name == "oom-score-adj" || name == "oom-score-adj-values") ApplyOomScoreAdj();
+  if (name == "loglevel") ConfigureLog(config_.loglevel, config_.logfile);
+  if (name == "log-format" || name == "log-timestamp-format") {
+    SetLogFormats(config_.log_format, config_.log_timestamp_format);
+  }
   if (name == "commandlog-request-larger-than" || name == "commandlog-reply-larger-than") {
     RefreshCommandLogGate();
   }
@@ -834,6 +842,7 @@ void Server::Cron() {
     }
   }
   SnapshotCron(*this);
+  TlsAutoReloadCron(now);
   if (aof_ != nullptr) aof_->Cron();
   replication_->Cron();
   ShutdownCheck();

@@ -295,6 +295,10 @@ class Server {
   // candidate configuration before it is applied. "" or the error text for the reply.
   // name: the (first) tls-* directive being set, for the log.
   std::string ReconfigureTls(const Config& candidate, std::string_view name);
+  // tls-auto-reload-interval: from Cron, rebuilds the contexts when the certificate, key or
+  // CA files changed since they were loaded (new connections use them; open ones keep
+  // theirs). A failed reload keeps the old contexts.
+  void TlsAutoReloadCron(int64_t now_ms);
   // EVAL and FCALL (skip_monitor for Call) show themselves to monitors first, before the
   // commands their script runs, whatever their outcome: as Valkey 8.
   void FeedMonitorsBeforeScript(Client* c, const std::vector<std::string_view>& args) {
@@ -328,6 +332,9 @@ class Server {
   bool InitTls(std::string* error);
   // A TLS client whose read failed: logged the way Valkey logs a failed accept.
   void LogTlsFailure(Client* c);
+  // tls-auth-clients-user: after c's handshake, logs it in as the enabled ACL user its
+  // certificate's field names; otherwise it stays as it was.
+  void LoginFromCertificate(Client* c);
   // The TLS session for a socket accepted on tls-port; nullptr when none can be made.
   TlsSession* AcceptTls(int fd);
   void HandleClientEvent(Client* c, uint32_t events);
@@ -451,6 +458,10 @@ class Server {
   bool loading_ = false;
   uint64_t next_client_id_ = 1;
   std::shared_ptr<TlsContext> tls_;
+  // What the TLS files looked like when tls_ was built (server_tls.cc), and when
+  // tls-auto-reload-interval last looked at them.
+  std::string tls_materials_;
+  int64_t tls_reload_checked_ms_ = 0;
   std::unique_ptr<IoThreadPool> io_pool_;  // io-threads > 1 only
   std::vector<IoReadJob> io_reads_;    // queued by this poll's events
   std::vector<IoReadJob> io_running_;  // read by the threads, run from io_running_next_

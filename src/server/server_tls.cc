@@ -1,11 +1,14 @@
 // TLS wiring (net/tls_context.h, net/tls_connection.h): the contexts built from the tls-*
 // directives, tls-port's listeners, CONFIG SET's rebuild. The connections' own TLS I/O is in
 // net/connection.cc; commands never see it.
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <vector>
 
+#include "acl/user.h"
 #include "common/log.h"
 #include "net/tls_connection.h"
 #include "net/tls_context.h"
@@ -58,12 +61,47 @@ TlsOptions OptionsFrom(const Config& config) {
   return o;
 }
 
+// One file's identity and version: a replaced or rewritten file changes it.
+void AppendFileStamp(const std::string& path, std::string* out) {
+  struct stat st;
+  if (path.empty() || stat(path.c_str(), &st) != 0) {
+    *out += path + " -;";
+    return;
+  }
+  *out += path + " " + std::to_string(st.st_ino) + " " + std::to_string(st.st_size) + " " +
+          std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ";";
+}
+
+// What tls-auto-reload-interval compares: every file the contexts are built from, and each
+// file of the CA directory (a certificate added there, or one changed in place).
+std::string TlsMaterials(const TlsOptions& o) {
+  std::string stamp;
+  for (const std::string* path : {&o.cert_file, &o.key_file, &o.client_cert_file,
+                                  &o.client_key_file, &o.ca_cert_file, &o.dh_params_file}) {
+    AppendFileStamp(*path, &stamp);
+  }
+  if (o.ca_cert_dir.empty()) return stamp;
+  AppendFileStamp(o.ca_cert_dir, &stamp);
+  std::vector<std::string> names;
+  if (DIR* dir = opendir(o.ca_cert_dir.c_str())) {
+    while (const dirent* e = readdir(dir)) {
+      if (e->d_name[0] != '.') names.emplace_back(e->d_name);
+    }
+    closedir(dir);
+  }
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) AppendFileStamp(o.ca_cert_dir + "/" + name, &stamp);
+  return stamp;
+}
+
 }  // namespace
 
 bool Server::InitTls(std::string* error) {
   if (!TlsWanted(config_)) return true;
   std::string why;
-  tls_ = TlsContext::Create(OptionsFrom(config_), &why);
+  const TlsOptions options = OptionsFrom(config_);
+  tls_materials_ = TlsMaterials(options);
+  tls_ = TlsContext::Create(options, &why);
   if (tls_ == nullptr) {
     LogWarning("%s", why.c_str());
     *error = kTlsFailed;
@@ -75,9 +113,12 @@ bool Server::InitTls(std::string* error) {
 
 std::string Server::ReconfigureTls(const Config& candidate, std::string_view name) {
   std::shared_ptr<TlsContext> fresh;
+  std::string materials;
   if (TlsWanted(candidate)) {
     std::string why;
-    fresh = TlsContext::Create(OptionsFrom(candidate), &why);
+    const TlsOptions options = OptionsFrom(candidate);
+    materials = TlsMaterials(options);
+    fresh = TlsContext::Create(options, &why);
     if (fresh == nullptr) {
       LogWarning("%s", why.c_str());
       LogWarning(
@@ -112,7 +153,57 @@ std::string Server::ReconfigureTls(const Config& candidate, std::string_view nam
   }
   // Connections made with the old context keep it (OpenSSL counts its users).
   tls_ = std::move(fresh);
+  tls_materials_ = std::move(materials);
   return "";
+}
+
+void Server::TlsAutoReloadCron(int64_t now_ms) {
+  const int64_t interval = ConfigValueInt(config_, "tls-auto-reload-interval", 0);
+  if (interval <= 0 || tls_ == nullptr || now_ms - tls_reload_checked_ms_ < interval * 1000) {
+    return;
+  }
+  tls_reload_checked_ms_ = now_ms;
+  // Built on this thread, unlike Valkey's background job (whose log lines these are): the
+  // contexts are made from files on disk (no key generation), only when a file changed.
+  const TlsOptions options = OptionsFrom(config_);
+  std::string materials = TlsMaterials(options);
+  if (materials == tls_materials_) {
+    LogDebug("TLS reload skipped: materials unchanged");
+    return;
+  }
+  LogNotice("TLS materials changed, reloading in background");
+  std::string why;
+  std::shared_ptr<TlsContext> fresh = TlsContext::Create(options, &why);
+  if (fresh == nullptr) {
+    // The old contexts stay; the files are looked at again next interval only if they change
+    // once more (the stamp is kept, so a bad file is not retried every interval).
+    LogWarning("%s", why.c_str());
+    LogWarning("Background TLS reload failed");
+    tls_materials_ = std::move(materials);
+    return;
+  }
+  tls_ = std::move(fresh);  // open connections keep the context they were made with
+  tls_materials_ = std::move(materials);
+  LogNotice("TLS materials reloaded successfully");
+}
+
+void Server::LoginFromCertificate(Client* c) {
+  c->tls_peer_checked = true;
+  const std::string field = ConfigValue(config_, "tls-auth-clients-user");
+  if (field != "CN" && field != "URI") return;
+  const std::vector<std::string> names = c->conn.tls()->PeerNames(field);
+  for (const std::string& name : names) {
+    std::shared_ptr<User> user = acl_.Find(name);
+    if (user == nullptr || !user->enabled()) continue;
+    SetClientUser(c, std::move(user));
+    c->authenticated = true;
+    return;
+  }
+  if (field == "URI") {
+    LogVerbose("TLS: No matching user found in certificate SAN URI fields");
+  } else if (!names.empty()) {
+    LogVerbose("TLS: No matching user found for certificate CN '%s'", names[0].c_str());
+  }
 }
 
 TlsSession* Server::AcceptTls(int fd) {
