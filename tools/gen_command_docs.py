@@ -14,8 +14,10 @@ tools/command_docs_extra.json holds the commands Vireo has and Valkey 8.0.1 has 
 after the command reference of the newer Valkey release that added each: tips and key specs as
 COMMAND INFO replies them, docs with arguments as Valkey's command JSON files write them (the
 tool adds display_text and flags, and orders the fields, as COMMAND DOCS does; it checks that
-rule against every command of the reference). `--dump FILE` writes what the reference answered
-as JSON.
+rule against every command of the reference). An entry for a command the reference has must say
+`"newer_docs": "<release>"`: the docs fields it gives (arguments, history) replace the
+reference's, for arguments a later release added (BYPOLYGON, SHUTDOWN SAFE, CLIENT filters).
+`--dump FILE` writes what the reference answered as JSON.
 
 The data file is generated: the C++ it writes is stable (sorted by command name) so a diff
 shows what changed in the reference. Standard library only.
@@ -431,15 +433,26 @@ def main():
     check_schema(commands)
     extra = json.loads(Path(args.extra).read_text()) if os.path.exists(args.extra) else {}
     extra = {name: c for name, c in extra.items() if not name.startswith("//")}  # comments
+    newer = 0
     for name, c in extra.items():
         if name in commands:
-            raise SystemExit(f"{name} is in the reference now: remove it from {args.extra}")
+            if not c.get("newer_docs"):
+                raise SystemExit(f"{name} is in the reference now: remove it from {args.extra}")
+            # A later release changed the docs of a command 8.0.1 has (new arguments): the
+            # fields given replace the reference's, whose key specs and tips stay.
+            base = plain(commands[name]["docs"])
+            base["arguments"] = [source_arg(a) for a in base.get("arguments", [])]
+            base.update(c["docs"])
+            commands[name]["docs"] = expand_docs(base)
+            newer += 1
+            continue
         commands[name] = {"tips": Set(c.get("tips", [])),
                           "key_specs": [typed_key_spec(s) for s in c.get("key_specs", [])],
                           "docs": expand_docs(c["docs"])}
     write_cc(commands, version, Path(args.out))
     print(f"{args.out}: {len(commands)} commands and subcommands "
-          f"({len(commands) - len(extra)} from valkey-server {version})", file=sys.stderr)
+          f"({len(commands) - len(extra) + newer} from valkey-server {version}, {newer} of them "
+          f"with a later release's docs)", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -330,7 +330,8 @@ TEST_F(HashCommandsTest, SetEx) {
   EXPECT_EQ(Run({"exists", "nokey"}), Int(0));
   EXPECT_EQ(Run({"hsetex", "h", "EX", "0", "FIELDS", "2", "a", "1", "b", "2"}), Int(1));
   EXPECT_EQ(Run({"exists", "h"}), Int(0));
-  EXPECT_EQ(Run({"hsetex", "e", "PX", "0", "FIELDS", "1", "a", "1"}), Int(1));
+  // A time already past deletes: 1 only when every field was there (Valkey 9.1), none here.
+  EXPECT_EQ(Run({"hsetex", "e", "PX", "0", "FIELDS", "1", "a", "1"}), Int(0));
   EXPECT_EQ(Run({"exists", "e"}), Int(0));
 }
 
