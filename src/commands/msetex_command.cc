@@ -20,55 +20,6 @@ namespace {
 
 constexpr const char* kErrNumKeys = "ERR invalid numkeys value or out of range";
 
-enum MSetExFlag : unsigned {
-  kNx = 1u << 0,
-  kXx = 1u << 1,
-  kKeepTtl = 1u << 2,
-  kEx = 1u << 3,
-  kPx = 1u << 4,
-  kExAt = 1u << 5,
-  kPxAt = 1u << 6,
-};
-constexpr unsigned kAnyTime = kEx | kPx | kExAt | kPxAt;
-
-struct MSetExOptions {
-  unsigned flags = 0;
-  size_t time_at = 0;  // index of the EX/PX/EXAT/PXAT argument
-};
-
-// Parses args[from..] as the options; false is a syntax error. An option may repeat, but not
-// meet one it excludes (as SET's).
-bool ParseOptions(const CommandContext& ctx, size_t from, MSetExOptions* out) {
-  unsigned& f = out->flags;
-  for (size_t i = from; i < ctx.argc(); ++i) {
-    std::string_view opt = ctx.arg(i);
-    unsigned time_kind = 0;
-    if (EqualsIgnoreCase(opt, "NX") && !(f & kXx)) {
-      f |= kNx;
-    } else if (EqualsIgnoreCase(opt, "XX") && !(f & kNx)) {
-      f |= kXx;
-    } else if (EqualsIgnoreCase(opt, "KEEPTTL") && !(f & kAnyTime)) {
-      f |= kKeepTtl;
-    } else if (EqualsIgnoreCase(opt, "EX")) {
-      time_kind = kEx;
-    } else if (EqualsIgnoreCase(opt, "PX")) {
-      time_kind = kPx;
-    } else if (EqualsIgnoreCase(opt, "EXAT")) {
-      time_kind = kExAt;
-    } else if (EqualsIgnoreCase(opt, "PXAT")) {
-      time_kind = kPxAt;
-    } else {
-      return false;
-    }
-    if (time_kind != 0) {
-      if ((f & ((kAnyTime & ~time_kind) | kKeepTtl)) || i + 1 >= ctx.argc()) return false;
-      f |= time_kind;
-      out->time_at = ++i;
-    }
-  }
-  return true;
-}
-
 // A time already past: nothing is stored, the keys that existed go (as if they had expired)
 // and replicas get one DEL / UNLINK of them.
 void DeleteExpiredAtOnce(CommandContext& ctx, size_t num_keys) {
@@ -95,22 +46,23 @@ void CmdMSetEx(CommandContext& ctx) {
   }
   // num_keys <= INT_MAX: the sum cannot overflow.
   const uint64_t options_at = 2 + 2 * static_cast<uint64_t>(num_keys);
-  MSetExOptions opt;
-  if (options_at > ctx.argc() || !ParseOptions(ctx, options_at, &opt)) {
+  StringOptions opt;
+  if (options_at > ctx.argc() ||
+      !ParseStringOptions(ctx.args, options_at, StringOptionsOf::kMSetEx, &opt)) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
   int64_t when = 0;
-  if (opt.flags & kAnyTime) {
-    const bool seconds = (opt.flags & (kEx | kExAt)) != 0;
-    const bool absolute = (opt.flags & (kExAt | kPxAt)) != 0;
-    if (!ExpireArgToUnixMs(ctx, ctx.arg(opt.time_at), seconds, absolute, "msetex", &when)) {
+  if (opt.flags & kOptAnyExpire) {
+    const bool seconds = (opt.flags & (kOptEx | kOptExAt)) != 0;
+    const bool absolute = (opt.flags & (kOptExAt | kOptPxAt)) != 0;
+    if (!ExpireArgToUnixMs(ctx, opt.expire, seconds, absolute, "msetex", &when)) {
       return;
     }
   }
   const size_t n = static_cast<size_t>(num_keys);
-  if (opt.flags & (kNx | kXx)) {
-    const bool must_exist = (opt.flags & kXx) != 0;
+  if (opt.flags & (kOptNx | kOptXx)) {
+    const bool must_exist = (opt.flags & kOptXx) != 0;
     for (size_t k = 0; k < n; ++k) {
       if ((FindStringForWrite(ctx, ctx.arg(2 + 2 * k)) != nullptr) != must_exist) {
         ctx.reply.Integer(0);
@@ -127,17 +79,17 @@ void CmdMSetEx(CommandContext& ctx) {
     std::string_view key = ctx.arg(2 + 2 * k);
     // A key named twice is found by the second store: the last value wins.
     Entry* e = SetString(ctx, FindStringForWrite(ctx, key), key, ctx.arg(3 + 2 * k),
-                         (opt.flags & kKeepTtl) != 0, when != 0);
+                         (opt.flags & kOptKeepTtl) != 0, when != 0);
     if (when != 0) (void)ctx.db->SetExpire(e, when);
     ctx.KeyModified(ctx.db, key);
     NotifyKeyspaceEvent(ctx, kNotifyString, "set", ctx.db, key);
     if (when != 0) NotifyKeyspaceEvent(ctx, kNotifyGeneric, "expire", ctx.db, key);
   }
   // Relative times and EXAT replay as PXAT with the absolute time (Valkey 9.1).
-  if (ctx.Propagating() && (opt.flags & (kEx | kPx | kExAt))) {
+  if (ctx.Propagating() && (opt.flags & (kOptEx | kOptPx | kOptExAt))) {
     std::vector<std::string> args(ctx.args.begin(), ctx.args.end());
-    args[opt.time_at - 1] = "PXAT";
-    args[opt.time_at] = std::to_string(when);
+    args[opt.expire_at - 1] = "PXAT";
+    args[opt.expire_at] = std::to_string(when);
     ctx.PropagateAs(std::move(args));
   }
 }

@@ -24,73 +24,7 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Helpers over the keyspace, independent of how a string is encoded.
 
-// Option bits of SET and GETEX, as their parser records them.
-enum StringOption : uint32_t {
-  kOptNx = 1u << 0,
-  kOptXx = 1u << 1,
-  kOptGet = 1u << 2,
-  kOptKeepTtl = 1u << 3,
-  kOptPersist = 1u << 4,
-  kOptEx = 1u << 5,
-  kOptPx = 1u << 6,
-  kOptExAt = 1u << 7,
-  kOptPxAt = 1u << 8,
-  kOptIfEq = 1u << 9,  // Valkey 8.1: set only over an equal string
-};
-constexpr uint32_t kOptAnyExpire = kOptEx | kOptPx | kOptExAt | kOptPxAt;
-
-struct StringOptions {
-  uint32_t flags = 0;
-  std::string_view expire;  // the argument of the (last) EX/PX/EXAT/PXAT
-  std::string_view ifeq;    // IFEQ's comparison value
-};
-
-// Parses SET's (for_set) or GETEX's options from args[3] / args[2] on. An option may repeat
-// (the last expire value wins) but may not be combined with one it excludes. False means
-// "ERR syntax error".
-bool ParseStringOptions(const std::vector<std::string_view>& args, size_t start, bool for_set,
-                        StringOptions* out) {
-  uint32_t& f = out->flags;
-  for (size_t i = start; i < args.size(); ++i) {
-    std::string_view opt = args[i];
-    bool has_next = i + 1 < args.size();
-    uint32_t expire_kind = 0;
-    if (EqualsIgnoreCase(opt, "NX") && for_set && !(f & (kOptXx | kOptIfEq))) {
-      f |= kOptNx;
-    } else if (EqualsIgnoreCase(opt, "XX") && for_set && !(f & (kOptNx | kOptIfEq))) {
-      f |= kOptXx;
-    } else if (EqualsIgnoreCase(opt, "IFEQ") && for_set && has_next &&
-               !(f & (kOptNx | kOptXx | kOptIfEq))) {
-      f |= kOptIfEq;
-      out->ifeq = args[++i];
-    } else if (EqualsIgnoreCase(opt, "GET") && for_set) {
-      f |= kOptGet;
-    } else if (EqualsIgnoreCase(opt, "KEEPTTL") && for_set &&
-               !(f & (kOptAnyExpire | kOptPersist))) {
-      f |= kOptKeepTtl;
-    } else if (EqualsIgnoreCase(opt, "PERSIST") && !for_set &&
-               !(f & (kOptAnyExpire | kOptKeepTtl))) {
-      f |= kOptPersist;
-    } else if (EqualsIgnoreCase(opt, "EX")) {
-      expire_kind = kOptEx;
-    } else if (EqualsIgnoreCase(opt, "PX")) {
-      expire_kind = kOptPx;
-    } else if (EqualsIgnoreCase(opt, "EXAT")) {
-      expire_kind = kOptExAt;
-    } else if (EqualsIgnoreCase(opt, "PXAT")) {
-      expire_kind = kOptPxAt;
-    } else {
-      return false;
-    }
-    if (expire_kind != 0) {
-      uint32_t excluded = (kOptAnyExpire & ~expire_kind) | kOptKeepTtl | kOptPersist;
-      if ((f & excluded) || !has_next) return false;
-      f |= expire_kind;
-      out->expire = args[++i];
-    }
-  }
-  return true;
-}
+using namespace string_cmd;  // the option parser and helpers shared with MSETEX
 
 void ReplyInvalidExpire(CommandContext& ctx, const char* command) {
   char msg[96];
@@ -303,7 +237,7 @@ std::vector<std::string> SetArgsToPropagate(const std::vector<std::string_view>&
 //     [EX s | PX ms | EXAT unix-s | PXAT unix-ms | KEEPTTL]
 void CmdSet(CommandContext& ctx) {
   StringOptions opt;
-  if (!ParseStringOptions(ctx.args, 3, /*for_set=*/true, &opt)) {
+  if (!ParseStringOptions(ctx.args, 3, StringOptionsOf::kSet, &opt)) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
@@ -439,7 +373,7 @@ void CmdDelIfEq(CommandContext& ctx) {
 // GETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST]
 void CmdGetEx(CommandContext& ctx) {
   StringOptions opt;
-  if (!ParseStringOptions(ctx.args, 2, /*for_set=*/false, &opt)) {
+  if (!ParseStringOptions(ctx.args, 2, StringOptionsOf::kGetEx, &opt)) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
@@ -755,6 +689,54 @@ void CmdLcs(CommandContext& ctx) {
 }  // namespace
 
 namespace string_cmd {
+
+bool ParseStringOptions(const std::vector<std::string_view>& args, size_t start,
+                        StringOptionsOf of, StringOptions* out) {
+  const bool set_like = of != StringOptionsOf::kGetEx;  // SET and MSETEX
+  const bool set = of == StringOptionsOf::kSet;
+  uint32_t& f = out->flags;
+  for (size_t i = start; i < args.size(); ++i) {
+    std::string_view opt = args[i];
+    bool has_next = i + 1 < args.size();
+    uint32_t expire_kind = 0;
+    if (EqualsIgnoreCase(opt, "NX") && set_like && !(f & (kOptXx | kOptIfEq))) {
+      f |= kOptNx;
+    } else if (EqualsIgnoreCase(opt, "XX") && set_like && !(f & (kOptNx | kOptIfEq))) {
+      f |= kOptXx;
+    } else if (EqualsIgnoreCase(opt, "IFEQ") && set && has_next &&
+               !(f & (kOptNx | kOptXx | kOptIfEq))) {
+      f |= kOptIfEq;
+      out->ifeq = args[++i];
+    } else if (EqualsIgnoreCase(opt, "GET") && set) {
+      f |= kOptGet;
+    } else if (EqualsIgnoreCase(opt, "KEEPTTL") && set_like &&
+               !(f & (kOptAnyExpire | kOptPersist))) {
+      f |= kOptKeepTtl;
+    } else if (EqualsIgnoreCase(opt, "PERSIST") && !set_like &&
+               !(f & (kOptAnyExpire | kOptKeepTtl))) {
+      f |= kOptPersist;
+    } else if (EqualsIgnoreCase(opt, "EX")) {
+      expire_kind = kOptEx;
+    } else if (EqualsIgnoreCase(opt, "PX")) {
+      expire_kind = kOptPx;
+    } else if (EqualsIgnoreCase(opt, "EXAT")) {
+      expire_kind = kOptExAt;
+    } else if (EqualsIgnoreCase(opt, "PXAT")) {
+      expire_kind = kOptPxAt;
+    } else {
+      return false;
+    }
+    if (expire_kind != 0) {
+      uint32_t excluded = (kOptAnyExpire & ~expire_kind) | kOptKeepTtl | kOptPersist;
+      if ((f & excluded) || !has_next) return false;
+      f |= expire_kind;
+      out->expire_at = ++i;
+      out->expire = args[i];
+    }
+  }
+  return true;
+}
+
 
 bool ExpireArgToUnixMs(CommandContext& ctx, std::string_view arg, bool seconds, bool absolute,
                        const char* command, int64_t* when_ms) {
