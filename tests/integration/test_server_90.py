@@ -320,3 +320,21 @@ def _same_buckets(a, b):
             return False
         if ca == 0:
             return True
+
+
+def test_new_forms_need_the_same_permissions(start_server):
+    s = start_server()
+    admin = s.client()
+    admin.execute_command("ACL", "SETUSER", "plain", "on", ">pw", "~*", "+@all", "-@admin",
+                          "-@dangerous")
+    user = s.client(username="plain", password="pw")
+    for args in (("CLIENT", "KILL", "NAME", "x", "IDLE", "5"),
+                 ("CLIENT", "LIST", "FLAGS", "N", "DB", "0"),
+                 ("SHUTDOWN", "SAFE"), ("CONFIG", "SET", "io-threads", "2")):
+        with pytest.raises(redis.exceptions.NoPermissionError):
+            user.execute_command(*args)
+    log = admin.acl_log()
+    assert {e["object"] for e in log} >= {"client|kill", "client|list", "shutdown", "config|set"}
+    assert admin.config_get("io-threads") == {"io-threads": "1"} or os.environ.get(
+        "VIREO_IO_THREADS")
+    assert s.is_alive()
