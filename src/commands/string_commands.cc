@@ -24,8 +24,6 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Helpers over the keyspace, independent of how a string is encoded.
 
-using namespace string_cmd;  // the option parser and helpers shared with MSETEX
-
 void ReplyInvalidExpire(CommandContext& ctx, const char* command) {
   char msg[96];
   std::snprintf(msg, sizeof(msg), errors::kInvalidExpire, command);
@@ -60,10 +58,10 @@ bool ParseExpireTime(CommandContext& ctx, std::string_view arg, bool seconds, bo
 }
 
 // ParseExpireTime for the expire option StringOptions recorded.
-bool ParseOptionExpire(CommandContext& ctx, const StringOptions& opt, const char* command,
-                       int64_t* when_ms) {
-  bool seconds = (opt.flags & (kOptEx | kOptExAt)) != 0;
-  bool absolute = (opt.flags & (kOptExAt | kOptPxAt)) != 0;
+bool ParseOptionExpire(CommandContext& ctx, const string_cmd::StringOptions& opt,
+                       const char* command, int64_t* when_ms) {
+  bool seconds = (opt.flags & (string_cmd::kOptEx | string_cmd::kOptExAt)) != 0;
+  bool absolute = (opt.flags & (string_cmd::kOptExAt | string_cmd::kOptPxAt)) != 0;
   return ParseExpireTime(ctx, opt.expire, seconds, absolute, command, when_ms);
 }
 
@@ -236,16 +234,17 @@ std::vector<std::string> SetArgsToPropagate(const std::vector<std::string_view>&
 // SET key value [NX | XX | IFEQ comparison] [GET]
 //     [EX s | PX ms | EXAT unix-s | PXAT unix-ms | KEEPTTL]
 void CmdSet(CommandContext& ctx) {
-  StringOptions opt;
-  if (!ParseStringOptions(ctx.args, 3, StringOptionsOf::kSet, &opt)) {
+  string_cmd::StringOptions opt;
+  if (!string_cmd::ParseStringOptions(ctx.args, 3, string_cmd::StringOptionsOf::kSet, &opt)) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
   int64_t when_ms = 0;
-  if ((opt.flags & kOptAnyExpire) && !ParseOptionExpire(ctx, opt, "set", &when_ms)) return;
+  if ((opt.flags & string_cmd::kOptAnyExpire) && !ParseOptionExpire(ctx, opt, "set", &when_ms))
+    return;
 
   std::string_view key = ctx.arg(1);
-  const bool get = (opt.flags & kOptGet) != 0;
+  const bool get = (opt.flags & string_cmd::kOptGet) != 0;
   // SET ... GET reads like GET (hit/miss stats); a plain SET only needs the entry.
   Entry* e = get ? ctx.db->Lookup(key) : FindForWrite(ctx.db, key);
   if (get) {
@@ -256,11 +255,12 @@ void CmdSet(CommandContext& ctx) {
       ReplyString(ctx, e);  // copied into the reply before the value is overwritten
     }
   }
-  if (((opt.flags & kOptNx) && e != nullptr) || ((opt.flags & kOptXx) && e == nullptr)) {
+  if (((opt.flags & string_cmd::kOptNx) && e != nullptr) ||
+      ((opt.flags & string_cmd::kOptXx) && e == nullptr)) {
     if (!get) ctx.reply.Null();
     return;
   }
-  if (opt.flags & kOptIfEq) {
+  if (opt.flags & string_cmd::kOptIfEq) {
     // Only over a string equal to the comparison value; another type is WRONGTYPE (with GET,
     // GET has refused it already).
     if (e != nullptr && !CheckString(ctx, e)) return;
@@ -270,9 +270,11 @@ void CmdSet(CommandContext& ctx) {
       return;
     }
   }
-  e = StoreString(ctx, e, key, ctx.arg(2), (opt.flags & kOptKeepTtl) != 0, when_ms != 0);
+  e = StoreString(ctx, e, key, ctx.arg(2), (opt.flags & string_cmd::kOptKeepTtl) != 0,
+                  when_ms != 0);
   if (when_ms != 0) ApplyExpire(ctx, e, key, when_ms);
-  if ((when_ms != 0 || (opt.flags & (kOptGet | kOptIfEq))) && ctx.Propagating()) {
+  if ((when_ms != 0 || (opt.flags & (string_cmd::kOptGet | string_cmd::kOptIfEq))) &&
+      ctx.Propagating()) {
     if (when_ms != 0) {
       PropagateSetPxat(ctx, key, ctx.arg(2), when_ms);
     } else {
@@ -372,8 +374,8 @@ void CmdDelIfEq(CommandContext& ctx) {
 
 // GETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST]
 void CmdGetEx(CommandContext& ctx) {
-  StringOptions opt;
-  if (!ParseStringOptions(ctx.args, 2, StringOptionsOf::kGetEx, &opt)) {
+  string_cmd::StringOptions opt;
+  if (!string_cmd::ParseStringOptions(ctx.args, 2, string_cmd::StringOptionsOf::kGetEx, &opt)) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
@@ -386,7 +388,8 @@ void CmdGetEx(CommandContext& ctx) {
   if (!CheckString(ctx, e)) return;
   // Valkey checks the type before the expire argument: WRONGTYPE wins over a bad time.
   int64_t when_ms = 0;
-  if ((opt.flags & kOptAnyExpire) && !ParseOptionExpire(ctx, opt, "getex", &when_ms)) return;
+  if ((opt.flags & string_cmd::kOptAnyExpire) && !ParseOptionExpire(ctx, opt, "getex", &when_ms))
+    return;
   ReplyString(ctx, e);
   if (when_ms != 0) {
     bool past = when_ms <= CommandTimeMs();
@@ -399,7 +402,7 @@ void CmdGetEx(CommandContext& ctx) {
     }
     ctx.KeyModified(ctx.db, key);
     NotifyKeyspaceEvent(ctx, kNotifyGeneric, past ? "del" : "expire", ctx.db, key);
-  } else if ((opt.flags & kOptPersist) && e->expire_ms() != 0) {
+  } else if ((opt.flags & string_cmd::kOptPersist) && e->expire_ms() != 0) {
     (void)ctx.db->SetExpire(e, 0);
     if (ctx.Propagating()) ctx.PropagateAs({"PERSIST", std::string(key)});
     ctx.KeyModified(ctx.db, key);
