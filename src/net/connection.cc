@@ -16,6 +16,11 @@ constexpr size_t kReadChunk = 16 * 1024;
 // Input buffers larger than this are released once drained, so a client that once sent a
 // big argument does not keep its memory.
 constexpr size_t kKeepInputCapacity = 4 * kReadChunk;
+// A stream of big commands (SET of 16 KB values, pipelined) leaves a partial command at the
+// end of nearly every read. Sliding it to the front before the next read copied about one
+// value per command; the buffer grows instead, up to this, while the unconsumed bytes are more
+// than an eighth of it, so the slides that remain move a small part of what is read.
+constexpr size_t kGrowRatherThanSlide = 16 * kReadChunk;
 // Output buffers larger than this are released once drained so an idle client does not keep
 // a big reply's memory.
 constexpr size_t kKeepOutputCapacity = 64 * 1024;
@@ -37,17 +42,22 @@ bool Connection::ReadWantsWritable() const { return tls_ != nullptr && tls_->rea
 void Connection::ReserveInput(size_t n) {
   const size_t used = in_end_ - in_start_;
   if (in_cap_ - in_end_ >= n) return;
-  // Sliding the unconsumed bytes to the front is enough when the space is mostly consumed.
-  if (in_start_ > 0 && in_cap_ - used >= n) {
+  // Sliding the unconsumed bytes to the front is enough when the space is mostly consumed
+  // and they are few (or the buffer is as large as it grows for this).
+  const bool few = used <= in_cap_ / 8 || in_cap_ >= kGrowRatherThanSlide;
+  if (in_start_ > 0 && in_cap_ - used >= n && few) {
     memmove(in_.get(), in_.get() + in_start_, used);
+    input_moved_ += used;
     in_start_ = 0;
     in_end_ = used;
     return;
   }
-  // Grow geometrically so a long line arriving in small pieces stays linear.
-  size_t cap = std::max(used + n, in_cap_ + in_cap_ / 2);
+  // Grow geometrically so a long line arriving in small pieces stays linear; twice as large
+  // when growing replaces a slide (above).
+  size_t cap = std::max(used + n, few ? in_cap_ + in_cap_ / 2 : 2 * in_cap_);
   auto grown = std::make_unique_for_overwrite<char[]>(cap);
   if (used > 0) memcpy(grown.get(), in_.get() + in_start_, used);
+  input_moved_ += used;
   in_ = std::move(grown);
   in_cap_ = cap;
   in_start_ = 0;

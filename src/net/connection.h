@@ -52,6 +52,9 @@ class Connection {
   WriteResult Flush();
 
   uint64_t BytesRead() const { return bytes_read_; }
+  // Unconsumed input bytes copied when the buffer slid or grew (what big pipelined arguments
+  // cost beyond their one read).
+  uint64_t InputBytesMoved() const { return input_moved_; }
   uint64_t BytesWritten() const { return bytes_written_; }
 
  private:
@@ -73,6 +76,7 @@ class Connection {
   std::string out_;
   size_t out_sent_ = 0;
   uint64_t bytes_read_ = 0;
+  uint64_t input_moved_ = 0;
   uint64_t bytes_written_ = 0;
 };
 
