@@ -246,11 +246,15 @@ bool ParseExOptions(const CommandContext& ctx, size_t from, size_t to, bool for_
 }
 
 // The absolute expiry the EX/PX/EXAT/PXAT option asks for (replies the error on failure).
-bool OptionExpire(CommandContext& ctx, const ExOptions& opt, int64_t* when_ms) {
+bool OptionTime(CommandContext& ctx, const ExOptions& opt, int64_t* when_ms) {
   bool seconds = (opt.flags & (kOptEx | kOptExAt)) != 0;
   bool absolute = (opt.flags & (kOptExAt | kOptPxAt)) != 0;
-  if (!ToUnixMs(ctx, opt.time, seconds, absolute ? 0 : CommandTimeMs(), when_ms)) return false;
-  // HGETEX / HSETEX replay with PXAT and the absolute time in place of the option.
+  return ToUnixMs(ctx, opt.time, seconds, absolute ? 0 : CommandTimeMs(), when_ms);
+}
+
+// OptionTime for HGETEX, which replays with PXAT and the absolute time in place of the option.
+bool OptionExpire(CommandContext& ctx, const ExOptions& opt, int64_t* when_ms) {
+  if (!OptionTime(ctx, opt, when_ms)) return false;
   if (ctx.Propagating() && !(opt.flags & kOptPxAt)) {
     std::vector<std::string> args(ctx.args.begin(), ctx.args.end());
     for (size_t i = 1; i < args.size(); ++i) {
@@ -378,9 +382,7 @@ void CmdHSetEx(CommandContext& ctx) {
   if (opt.flags & kOptKeepTtl) {
     expire = hash::kKeepTtl;
   } else if (opt.flags & kOptAnyTime) {
-    const bool seconds = (opt.flags & (kOptEx | kOptExAt)) != 0;
-    const bool absolute = (opt.flags & (kOptExAt | kOptPxAt)) != 0;
-    if (!ToUnixMs(ctx, opt.time, seconds, absolute ? 0 : CommandTimeMs(), &expire)) return;
+    if (!OptionTime(ctx, opt, &expire)) return;
     expire_now = expire <= CommandTimeMs();
   }
   std::string_view key = ctx.arg(1);

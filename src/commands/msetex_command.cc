@@ -53,13 +53,7 @@ void CmdMSetEx(CommandContext& ctx) {
     return;
   }
   int64_t when = 0;
-  if (opt.flags & kOptAnyExpire) {
-    const bool seconds = (opt.flags & (kOptEx | kOptExAt)) != 0;
-    const bool absolute = (opt.flags & (kOptExAt | kOptPxAt)) != 0;
-    if (!ExpireArgToUnixMs(ctx, opt.expire, seconds, absolute, "msetex", &when)) {
-      return;
-    }
-  }
+  if ((opt.flags & kOptAnyExpire) && !ParseOptionExpire(ctx, opt, "msetex", &when)) return;
   const size_t n = static_cast<size_t>(num_keys);
   if (opt.flags & (kOptNx | kOptXx)) {
     const bool must_exist = (opt.flags & kOptXx) != 0;

@@ -57,14 +57,6 @@ bool ParseExpireTime(CommandContext& ctx, std::string_view arg, bool seconds, bo
   return true;
 }
 
-// ParseExpireTime for the expire option StringOptions recorded.
-bool ParseOptionExpire(CommandContext& ctx, const string_cmd::StringOptions& opt,
-                       const char* command, int64_t* when_ms) {
-  bool seconds = (opt.flags & (string_cmd::kOptEx | string_cmd::kOptExAt)) != 0;
-  bool absolute = (opt.flags & (string_cmd::kOptExAt | string_cmd::kOptPxAt)) != 0;
-  return ParseExpireTime(ctx, opt.expire, seconds, absolute, command, when_ms);
-}
-
 bool IsString(const Entry* e) { return e->type() == ObjType::kString; }
 
 // Key's live entry for a write: no hit/miss stats, but the access clock moves as on a read.
@@ -240,7 +232,8 @@ void CmdSet(CommandContext& ctx) {
     return;
   }
   int64_t when_ms = 0;
-  if ((opt.flags & string_cmd::kOptAnyExpire) && !ParseOptionExpire(ctx, opt, "set", &when_ms))
+  if ((opt.flags & string_cmd::kOptAnyExpire) &&
+      !string_cmd::ParseOptionExpire(ctx, opt, "set", &when_ms))
     return;
 
   std::string_view key = ctx.arg(1);
@@ -388,7 +381,8 @@ void CmdGetEx(CommandContext& ctx) {
   if (!CheckString(ctx, e)) return;
   // Valkey checks the type before the expire argument: WRONGTYPE wins over a bad time.
   int64_t when_ms = 0;
-  if ((opt.flags & string_cmd::kOptAnyExpire) && !ParseOptionExpire(ctx, opt, "getex", &when_ms))
+  if ((opt.flags & string_cmd::kOptAnyExpire) &&
+      !string_cmd::ParseOptionExpire(ctx, opt, "getex", &when_ms))
     return;
   ReplyString(ctx, e);
   if (when_ms != 0) {
@@ -740,10 +734,11 @@ bool ParseStringOptions(const std::vector<std::string_view>& args, size_t start,
   return true;
 }
 
-
-bool ExpireArgToUnixMs(CommandContext& ctx, std::string_view arg, bool seconds, bool absolute,
-                       const char* command, int64_t* when_ms) {
-  return ParseExpireTime(ctx, arg, seconds, absolute, command, when_ms);
+bool ParseOptionExpire(CommandContext& ctx, const StringOptions& opt, const char* command,
+                       int64_t* when_ms) {
+  bool seconds = (opt.flags & (kOptEx | kOptExAt)) != 0;
+  bool absolute = (opt.flags & (kOptExAt | kOptPxAt)) != 0;
+  return ParseExpireTime(ctx, opt.expire, seconds, absolute, command, when_ms);
 }
 
 Entry* FindStringForWrite(CommandContext& ctx, std::string_view key) {

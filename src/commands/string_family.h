@@ -39,10 +39,11 @@ enum class StringOptionsOf { kSet, kGetEx, kMSetEx };
 bool ParseStringOptions(const std::vector<std::string_view>& args, size_t start,
                         StringOptionsOf of, StringOptions* out);
 
-// An EX/PX/EXAT/PXAT argument as an absolute unix time in ms, with SET's checks (a positive
-// integer, no overflow); replies the error naming `command` and returns false when refused.
-bool ExpireArgToUnixMs(CommandContext& ctx, std::string_view arg, bool seconds, bool absolute,
-                       const char* command, int64_t* when_ms);
+// The EX/PX/EXAT/PXAT option opt recorded as an absolute unix time in ms, with SET's checks
+// (a positive integer, no overflow); replies the error naming `command` and returns false
+// when refused.
+bool ParseOptionExpire(CommandContext& ctx, const StringOptions& opt, const char* command,
+                       int64_t* when_ms);
 // Key's live entry for a write (no hit/miss statistics), or nullptr.
 Entry* FindStringForWrite(CommandContext& ctx, std::string_view key);
 // Stores value under key as SET does (any old value of any type replaced, its TTL dropped

@@ -158,10 +158,9 @@ std::string Server::ReconfigureTls(const Config& candidate, std::string_view nam
 }
 
 void Server::TlsAutoReloadCron(int64_t now_ms) {
+  if (tls_ == nullptr) return;  // no TLS: not even the config lookup, every tick
   const int64_t interval = ConfigValueInt(config_, "tls-auto-reload-interval", 0);
-  if (interval <= 0 || tls_ == nullptr || now_ms - tls_reload_checked_ms_ < interval * 1000) {
-    return;
-  }
+  if (interval <= 0 || now_ms - tls_reload_checked_ms_ < interval * 1000) return;
   tls_reload_checked_ms_ = now_ms;
   // Built on this thread, unlike Valkey's background job (whose log lines these are): the
   // contexts are made from files on disk (no key generation), only when a file changed.
