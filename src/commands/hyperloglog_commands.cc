@@ -65,7 +65,7 @@ char* RawBytes(Entry* e) {
     std::string copy(StringValue(e, unused));
     SetRawStringValue(e, copy);
   }
-  return e->str->data;
+  return WritableRawBlob(e)->data;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include "server/notify.h"
 #include "server/server.h"
 #include "store/access_clock.h"
+#include "store/blob_pins.h"
 #include "store/lazy_free.h"
 #include "store/value.h"
 
@@ -73,8 +74,16 @@ bool CheckString(CommandContext& ctx, const Entry* e) {
   return false;
 }
 
-// Replies e's string value (int-encoded values are formatted on the stack).
+// Replies e's string value (int-encoded values are formatted on the stack). A large value
+// going straight to the client's output is sent from the value itself: the reply pins it
+// (store/blob_pins.h) until it is written.
 void ReplyString(CommandContext& ctx, const Entry* e) {
+  if (e->encoding() == Encoding::kRaw && e->str->len >= kReplyByReferenceMin &&
+      ctx.reply.CanReference()) {
+    PinBlob(e->str);
+    ctx.reply.BulkRef({e->str->data, e->str->len, &UnpinBlob, e->str});
+    return;
+  }
   char buf[24];
   ctx.reply.Bulk(StringValue(e, buf));
 }

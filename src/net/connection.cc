@@ -1,6 +1,7 @@
 #include "net/connection.h"
 
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +29,7 @@ constexpr size_t kKeepOutputCapacity = 64 * 1024;
 }  // namespace
 
 Connection::~Connection() {
+  for (size_t i = ref_next_; i < refs_.size(); ++i) refs_[i].ref.release(refs_[i].ref.owner);
   delete tls_;  // before the socket closes: it may send close_notify
   if (fd_ >= 0) close(fd_);
 }
@@ -129,6 +131,91 @@ Connection::ReadResult Connection::ReadTls() {
   }
 }
 
+void Connection::AppendRef(const OutputRef& ref) {
+  // Never empty: a piece of no bytes would make a send of nothing look like a closed socket.
+  if (ref.size == 0) {
+    ref.release(ref.owner);
+    return;
+  }
+  refs_.push_back({out_.size(), ref});
+  ref_bytes_ += ref.size;
+}
+
+int Connection::PendingPieces(iovec* iov, int max) const {
+  int n = 0;
+  size_t pos = out_sent_;
+  size_t r = ref_next_;
+  size_t skip = ref_done_;  // of refs_[r], already sent
+  while (n < max) {
+    if (r < refs_.size() && refs_[r].at == pos) {
+      const OutputRef& ref = refs_[r].ref;
+      iov[n++] = {const_cast<char*>(ref.data) + skip, ref.size - skip};
+      skip = 0;
+      ++r;
+      continue;
+    }
+    const size_t end = r < refs_.size() ? refs_[r].at : out_.size();
+    if (end == pos) break;  // only when no reference is left: everything is listed
+    iov[n++] = {const_cast<char*>(out_.data()) + pos, end - pos};
+    pos = end;
+  }
+  return n;
+}
+
+void Connection::AdvanceSent(size_t n) {
+  bytes_written_ += n;
+  while (n > 0) {
+    if (ref_next_ < refs_.size() && refs_[ref_next_].at == out_sent_) {
+      const OutputRef& ref = refs_[ref_next_].ref;
+      const size_t take = std::min(n, ref.size - ref_done_);
+      ref_done_ += take;
+      ref_sent_ += take;
+      n -= take;
+      if (ref_done_ == ref.size) {
+        ref.release(ref.owner);
+        ++ref_next_;
+        ref_done_ = 0;
+      }
+      continue;
+    }
+    const size_t end = ref_next_ < refs_.size() ? refs_[ref_next_].at : out_.size();
+    const size_t take = std::min(n, end - out_sent_);
+    out_sent_ += take;
+    n -= take;
+  }
+}
+
+Connection::WriteResult Connection::FlushPieces() {
+  // Valkey's iovec cap: enough pieces for a pipeline of large replies in one call.
+  constexpr int kMaxPieces = 64;
+  iovec iov[kMaxPieces];
+  for (;;) {
+    const int count = PendingPieces(iov, tls_ != nullptr ? 1 : kMaxPieces);
+    if (count == 0) return OutputDrained();
+    if (tls_ != nullptr) [[unlikely]] {
+      size_t put = 0;
+      const TlsSession::Status s = tls_->Write(static_cast<const char*>(iov[0].iov_base),
+                                               iov[0].iov_len, &put);
+      AdvanceSent(put);
+      if (s == TlsSession::Status::kOk) continue;
+      if (s == TlsSession::Status::kWantWrite) return WriteResult::kPending;
+      if (s == TlsSession::Status::kWantRead) return WriteResult::kDone;  // as FlushTls
+      return WriteResult::kError;
+    }
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<size_t>(count);
+    const ssize_t n = sendmsg(fd_, &msg, MSG_NOSIGNAL);
+    if (n > 0) {
+      AdvanceSent(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return WriteResult::kPending;
+    if (n < 0 && errno == EINTR) continue;
+    return WriteResult::kError;
+  }
+}
+
 Connection::WriteResult Connection::FlushTls() {
   while (out_sent_ < out_.size()) {
     size_t put = 0;
@@ -149,11 +236,16 @@ Connection::WriteResult Connection::FlushTls() {
 Connection::WriteResult Connection::OutputDrained() {
   out_.clear();
   out_sent_ = 0;
+  if (!refs_.empty()) {
+    refs_.clear();
+    ref_bytes_ = ref_sent_ = ref_next_ = ref_done_ = 0;
+  }
   if (out_.capacity() > kKeepOutputCapacity) out_.shrink_to_fit();
   return WriteResult::kDone;
 }
 
 Connection::WriteResult Connection::Flush() {
+  if (!refs_.empty()) [[unlikely]] return FlushPieces();
   if (tls_ != nullptr) [[unlikely]] return FlushTls();
   while (out_sent_ < out_.size()) {
     ssize_t n = send(fd_, out_.data() + out_sent_, out_.size() - out_sent_, MSG_NOSIGNAL);

@@ -2,14 +2,26 @@
 // execution happen in the server, so this part can move to I/O threads.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace vireo {
 
 class TlsSession;
+
+// Bytes the output sends from where they are instead of from a copy in the output buffer (a
+// large string value): `release(owner)` runs once they are sent or the connection closes.
+struct OutputRef {
+  const char* data;
+  size_t size;
+  void (*release)(void* owner);
+  void* owner;
+};
 
 class Connection {
  public:
@@ -46,8 +58,14 @@ class Connection {
 
   // Replies are appended here by the ReplyBuilder.
   std::string* Output() { return &out_; }
-  size_t PendingOutput() const { return out_.size() - out_sent_; }
-  size_t OutputCapacity() const { return out_.capacity(); }
+  // Queues ref's bytes as if appended to Output() now; they are sent from where they are.
+  void AppendRef(const OutputRef& ref);
+  // Bytes queued since the output was last drained, referenced ones included: Output()'s
+  // size plus RefBytes().
+  size_t RefBytes() const { return ref_bytes_; }
+  size_t PendingOutput() const { return out_.size() + ref_bytes_ - out_sent_ - ref_sent_; }
+  // Memory the output holds: the buffer, and referenced bytes not yet sent.
+  size_t OutputCapacity() const { return out_.capacity() + ref_bytes_ - ref_sent_; }
   enum class WriteResult { kDone, kPending, kError };
   WriteResult Flush();
 
@@ -64,6 +82,17 @@ class Connection {
   WriteResult FlushTls();
   // Everything was written: the buffer is reset (and shrunk when big).
   WriteResult OutputDrained();
+  // With references queued: the unsent output as up to max pieces, in order; returns the count.
+  int PendingPieces(iovec* iov, int max) const;
+  // Marks n more bytes sent, releasing the references sent completely.
+  void AdvanceSent(size_t n);
+  WriteResult FlushPieces();
+
+  // A reference and the size Output() had when it was queued: its bytes go there.
+  struct QueuedRef {
+    size_t at;
+    OutputRef ref;
+  };
 
   int fd_;
   TlsSession* tls_ = nullptr;  // a raw pointer: the type stays incomplete for plain users
@@ -74,7 +103,12 @@ class Connection {
   size_t in_start_ = 0;  // first unconsumed byte
   size_t in_end_ = 0;    // one past the last byte read
   std::string out_;
-  size_t out_sent_ = 0;
+  size_t out_sent_ = 0;  // bytes of out_ sent
+  std::vector<QueuedRef> refs_;
+  size_t ref_bytes_ = 0;  // bytes of every queued reference
+  size_t ref_sent_ = 0;   // bytes of references sent
+  size_t ref_next_ = 0;   // first reference not completely sent
+  size_t ref_done_ = 0;   // bytes of refs_[ref_next_] sent
   uint64_t bytes_read_ = 0;
   uint64_t input_moved_ = 0;
   uint64_t bytes_written_ = 0;

@@ -187,5 +187,69 @@ TEST_F(ConnectionTest, FlushLeavesWhatTheSocketCannotTake) {
   EXPECT_EQ(got, std::string(8 << 20, 'z'));
 }
 
+
+// References (OutputRef) are sent in their place between the buffer's bytes, and released
+// once sent, whether the socket took everything at once or in many pieces.
+struct RefLog {
+  static void Release(void* owner) { ++static_cast<RefLog*>(owner)->released; }
+  int released = 0;
+};
+
+std::string DrainPeer(int peer, Connection* conn, size_t total) {
+  std::string got;
+  char buf[65536];
+  while (got.size() < total) {
+    ssize_t n = recv(peer, buf, sizeof(buf), MSG_DONTWAIT);
+    if (n > 0) got.append(buf, static_cast<size_t>(n));
+    if (conn->PendingOutput() > 0) conn->Flush();
+  }
+  return got;
+}
+
+TEST_F(ConnectionTest, ReferencedBytesAreSentInPlace) {
+  RefLog log;
+  const std::string a(20000, 'a'), b(30000, 'b');
+  conn_->Output()->append("head");
+  conn_->AppendRef({a.data(), a.size(), &RefLog::Release, &log});
+  conn_->AppendRef({b.data(), b.size(), &RefLog::Release, &log});  // two in a row
+  conn_->Output()->append("mid");
+  conn_->AppendRef({a.data(), a.size(), &RefLog::Release, &log});
+  EXPECT_EQ(conn_->RefBytes(), 70000u);
+  EXPECT_EQ(conn_->PendingOutput(), 70007u);
+  conn_->Flush();
+  EXPECT_EQ(DrainPeer(peer_, conn_.get(), 70007), "head" + a + b + "mid" + a);
+  EXPECT_EQ(conn_->PendingOutput(), 0u);
+  EXPECT_EQ(conn_->RefBytes(), 0u);
+  EXPECT_EQ(conn_->BytesWritten(), 70007u);
+  EXPECT_EQ(log.released, 3);
+}
+
+TEST_F(ConnectionTest, ReferencesSurviveManyPartialWrites) {
+  RefLog log;
+  const std::string big(3 << 20, 'r');  // more than a socket buffer holds
+  std::string want;
+  for (int i = 0; i < 4; ++i) {
+    conn_->Output()->append("$" + std::to_string(i) + "\r\n");
+    conn_->AppendRef({big.data(), big.size(), &RefLog::Release, &log});
+    want += "$" + std::to_string(i) + "\r\n" + big;
+  }
+  conn_->Output()->append("tail");
+  want += "tail";
+  EXPECT_EQ(conn_->Flush(), Connection::WriteResult::kPending);
+  EXPECT_LT(log.released, 4);
+  EXPECT_EQ(DrainPeer(peer_, conn_.get(), want.size()), want);
+  EXPECT_EQ(log.released, 4);
+}
+
+TEST_F(ConnectionTest, UnsentReferencesAreReleasedWithTheConnection) {
+  RefLog log;
+  const std::string big(8 << 20, 'u');
+  conn_->AppendRef({big.data(), big.size(), &RefLog::Release, &log});
+  conn_->AppendRef({big.data(), big.size(), &RefLog::Release, &log});
+  EXPECT_EQ(conn_->Flush(), Connection::WriteResult::kPending);
+  conn_.reset();
+  EXPECT_EQ(log.released, 2);
+}
+
 }  // namespace
 }  // namespace vireo

@@ -72,6 +72,12 @@ void ReplyBuilder::Bulk(std::string_view s) {
   out_->append("\r\n", 2);
 }
 
+void ReplyBuilder::BulkRef(const OutputRef& ref) {
+  Header('$', static_cast<int64_t>(ref.size));
+  conn_->AppendRef(ref);
+  out_->append("\r\n", 2);
+}
+
 void ReplyBuilder::BulkInt(int64_t v) {
   char buf[24];
   size_t n = FormatInt64To(buf, v);

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "net/connection.h"
+
 namespace vireo {
 
 // Appends replies to *out in the protocol version chosen by the client (HELLO). Aggregate
@@ -21,6 +23,16 @@ class ReplyBuilder {
 
   void SetOutput(std::string* out) { out_ = out; }
   std::string* Output() const { return out_; }
+  // The connection whose Output() this builder normally fills: replies built there may point
+  // at large values instead of copying them (BulkRef).
+  void SetConnection(Connection* conn) { conn_ = conn; }
+  // Whether a reply built now goes straight to the connection's output, uncapped.
+  bool CanReference() const {
+    return conn_ != nullptr && out_ == conn_->Output() && limit_ == static_cast<size_t>(-1);
+  }
+  // A bulk string of ref's bytes, sent from where they are (requires CanReference()).
+  void BulkRef(const OutputRef& ref);
+
   void SetResp3(bool resp3) { resp3_ = resp3; }
   bool Resp3() const { return resp3_; }
 
@@ -63,6 +75,7 @@ class ReplyBuilder {
   }
 
   std::string* out_;
+  Connection* conn_ = nullptr;
   size_t limit_ = static_cast<size_t>(-1);
   bool resp3_ = false;
   bool overflowed_ = false;

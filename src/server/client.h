@@ -59,7 +59,9 @@ enum ClientFlag : uint32_t {
 struct SlotMigrationJob;
 
 struct Client {
-  Client(uint64_t id_, int fd) : id(id_), conn(fd), reply(conn.Output()) {}
+  Client(uint64_t id_, int fd) : id(id_), conn(fd), reply(conn.Output()) {
+    reply.SetConnection(&conn);
+  }
 
   uint64_t id;
   Connection conn;
@@ -138,5 +140,11 @@ struct Client {
   // link on the source, the import link on the target. Its replies are dropped.
   SlotMigrationJob* migration = nullptr;
 };
+
+// Bytes of reply built in out, one of c's outputs (differences measure a reply): references to
+// large values queued on the connection count when out is its buffer.
+inline size_t ReplyBytes(Client& c, const std::string* out) {
+  return out->size() + (out == c.conn.Output() ? c.conn.RefBytes() : 0);
+}
 
 }  // namespace vireo

@@ -1129,7 +1129,7 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   // The reply's size, for the large-reply command log: the growth of this buffer (a handler
   // that switches to another one has replied nothing here).
   const std::string* const reply_out = c->reply.Output();
-  const size_t reply_before = reply_out->size();
+  const size_t reply_before = ReplyBytes(*c, reply_out);
   // CLUSTER SLOT-STATS: one branch while its accounting is off.
   const bool slot_stats = config_.cluster_slot_stats_enabled;
   SlotStatsCall stats_call;
@@ -1161,7 +1161,7 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   int64_t duration = MonotonicUs() - start;
   if (slot_stats) [[unlikely]] {
     // A reply dropped by CLIENT REPLY OFF/SKIP never reaches the network.
-    const size_t after = reply_out->size();
+    const size_t after = ReplyBytes(*c, reply_out);
     const size_t sent = reply_out == &c->discard || after < reply_before ? 0 : after - reply_before;
     EndSlotStats(c, spec, outer, stats_call, duration, sent);
   }
@@ -1178,7 +1178,7 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   if (!(spec->flags & kCmdSkipSlowlog)) {
     // 64-bit, so a flushed buffer wraps past 2^62 on 32-bit builds too (LogLargeCommand).
     LogCommand(c, args, duration,
-               uint64_t{reply_out->size()} - uint64_t{reply_before});
+               uint64_t{ReplyBytes(*c, reply_out)} - uint64_t{reply_before});
   }
   if (c->flags & kClientReplySkip) {
     c->flags &= ~kClientReplySkip;

@@ -89,10 +89,10 @@ void Server::EndSlotStats(Client* c, const CommandSpec* spec, const Client* oute
       if (const int s = KeysSlot(*spec, c->args, &keys); s >= 0) stats.AddBytesOut(s, reply_bytes);
     } else if (c == outer && slot_stats_exec_slot_ >= 0 &&
                c->reply.Output() == slot_stats_exec_out_ &&
-               slot_stats_exec_out_->size() >= slot_stats_exec_start_) {
+               ReplyBytes(*c, slot_stats_exec_out_) >= slot_stats_exec_start_) {
       // A command of EXEC: Valkey charges it the whole EXEC reply built so far.
       stats.AddBytesOut(slot_stats_exec_slot_,
-                        slot_stats_exec_out_->size() - slot_stats_exec_start_);
+                        ReplyBytes(*c, slot_stats_exec_out_) - slot_stats_exec_start_);
     }
     return;
   }

@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "common/numbers.h"
 #include "store/access_clock.h"
+#include "store/blob_pins.h"
 #include "store/memory.h"
 
 namespace vireo {
@@ -57,6 +58,15 @@ void StoreFreshString(Entry* e, std::string_view s) {
   }
 }
 
+// A raw value a reply still points at gets a copy of its own before it is changed in place;
+// the replies keep (and finally free) the original.
+void UnshareRaw(Entry* e) {
+  StrBlob* old = e->str;
+  if (old->len < kReplyByReferenceMin || !BlobPinned(old)) [[likely]] return;
+  e->str = NewBlob(old->View(), old->cap);
+  ReleaseBlob(old);
+}
+
 // Makes e's string a raw blob with room for at least `need` bytes, keeping its content.
 StrBlob* EnsureRaw(Entry* e, size_t need) {
   if (e->encoding() == Encoding::kInt) {
@@ -73,12 +83,15 @@ StrBlob* EnsureRaw(Entry* e, size_t need) {
     size_t cap = need > old->len ? need : old->len;
     e->str = NewBlob(old->View(), cap + cap / 2);
     ZFree(old);
-  } else if (e->str->cap < need) {
-    // Grow geometrically like an sds string so repeated APPENDs stay linear.
-    size_t cap = need < 1024 * 1024 ? need * 2 : need + 1024 * 1024;
-    StrBlob* b = static_cast<StrBlob*>(ZRealloc(e->str, sizeof(StrBlob) + cap));
-    b->cap = static_cast<uint32_t>(cap);
-    e->str = b;
+  } else {
+    UnshareRaw(e);
+    if (e->str->cap < need) {
+      // Grow geometrically like an sds string so repeated APPENDs stay linear.
+      size_t cap = need < 1024 * 1024 ? need * 2 : need + 1024 * 1024;
+      StrBlob* b = static_cast<StrBlob*>(ZRealloc(e->str, sizeof(StrBlob) + cap));
+      b->cap = static_cast<uint32_t>(cap);
+      e->str = b;
+    }
   }
   e->SetType(ObjType::kString, Encoding::kRaw);
   return e->str;
@@ -128,7 +141,11 @@ void FreeEntryHeader(Entry* e) { ZFree(e); }
 void FreeValue(Entry* e) {
   switch (e->type()) {
     case ObjType::kString:
-      if (IsStringBlob(e)) ZFree(e->str);
+      if (e->encoding() == Encoding::kRaw) {
+        ReleaseBlob(e->str);
+      } else if (e->encoding() == Encoding::kEmbStr) {
+        ZFree(e->sstr);
+      }
       break;
     default:
       // Collections register their destructors as they land (see FreeCollection).
@@ -206,6 +223,7 @@ void SetStringValue(Entry* e, std::string_view s) {
   } else if (s.size() > kEmbStrMax && e->type() == ObjType::kString &&
              e->encoding() == Encoding::kRaw && e->str->cap >= s.size() &&
              e->str->cap <= 2 * s.size() + 16) {
+    UnshareRaw(e);
     memmove(e->str->data, s.data(), s.size());
     e->str->len = static_cast<uint32_t>(s.size());
     return;
@@ -229,6 +247,11 @@ void SetRawStringValue(Entry* e, std::string_view s) {
   FreeValue(e);
   e->str = NewBlob(s, s.size());
   e->SetType(ObjType::kString, Encoding::kRaw);
+}
+
+StrBlob* WritableRawBlob(Entry* e) {
+  UnshareRaw(e);
+  return e->str;
 }
 
 std::string_view StringValue(const Entry* e, char* buf) {

@@ -47,6 +47,9 @@ void SetRawStringValue(Entry* e, std::string_view s);
 
 // The string value's bytes. For int encoding the digits are written into buf (>= 21 bytes).
 std::string_view StringValue(const Entry* e, char* buf);
+// A raw (Encoding::kRaw) value's blob, for editing its bytes in place: copied first if a
+// reply still points at it (store/blob_pins.h).
+StrBlob* WritableRawBlob(Entry* e);
 // Appends to a string value in place (converting to raw); returns the new length.
 size_t AppendToString(Entry* e, std::string_view s);
 // Writes s at offset (zero-padding as needed), converting to raw; returns the new length.

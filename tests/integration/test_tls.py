@@ -363,3 +363,22 @@ def test_cluster_bus_over_tls(start_server, certs):
         for i in range(100):
             first.set(f"key{i}", "v")
     assert int(str(e.value).split()[2].split(":")[1]) in [n.port for n in nodes[1:]]
+
+
+def test_large_values_are_sent_whole_over_tls(start_server, certs):
+    # Replies of 16 KB and more are sent from the value itself; over TLS too, piece by piece.
+    s = start_tls(start_server, certs)
+    values = [os.urandom(50_000 + 7 * i) for i in range(30)]
+    r = s.client()
+    for i, v in enumerate(values):
+        r.set(f"k{i}", v)
+    conn = tls_raw(s, certs)
+    conn.send(b"".join(RawConnection.encode("GET", f"k{i}") for i in range(30)) +
+              RawConnection.encode("PING"))
+    # The pipeline is one TLS record, run whole before the first reply is written: the keys
+    # deleted after that reply are still in the replies queued behind it.
+    assert conn.read_reply() == values[0]
+    r.delete(*[f"k{i}" for i in range(30)])
+    for v in values[1:]:
+        assert conn.read_reply() == v
+    assert conn.read_reply() == "PONG"

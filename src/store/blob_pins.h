@@ -1,0 +1,32 @@
+// Replies that point at a large string value instead of copying it (GET of a 16 KB+ value):
+// while a reply still holds the value's blob, the blob is "pinned". A pinned blob is never
+// changed in place or freed: a write to the key copies it first, freeing the key hands it to
+// the pins, and the last reply to be sent frees it.
+//
+// Pins are taken on the execution thread and released wherever the reply is finally sent (an
+// I/O thread); a value freed by the lazy-free thread may be pinned too, so the table has a
+// lock. While nothing is pinned (the usual state), the checks cost one relaxed load.
+#pragma once
+
+#include <cstddef>
+
+#include "store/entry.h"
+
+namespace vireo {
+
+// Values at least this long are replied by reference.
+constexpr size_t kReplyByReferenceMin = 16 * 1024;
+
+// Takes a pin on b (execution thread). Pair with UnpinBlob.
+void PinBlob(StrBlob* b);
+// Releases a pin (any thread; the signature suits Connection's OutputRef). Frees the blob when
+// this was its last pin and its key has let go of it.
+void UnpinBlob(void* blob);
+// Whether replies still hold b.
+bool BlobPinned(const StrBlob* b);
+// The key lets go of b (FreeValue): freed now unless pinned, then by its last UnpinBlob.
+void ReleaseBlob(StrBlob* b);
+// Blobs pinned by replies not yet sent (tests, MEMORY STATS).
+size_t PinnedBlobs();
+
+}  // namespace vireo
