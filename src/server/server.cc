@@ -142,6 +142,7 @@ bool Server::Init(std::string* error) {
   if (!StartMetricsEndpoint(*this, &metrics_, error)) return false;
   TrackThreadAllocations();  // the maxmemory gauge follows this thread's allocations
   UseHugePageArena();        // the keyspace's entries on huge pages (store/memory.h)
+  SetAllocatorBackgroundThreads(ConfigValue(config_, "jemalloc-bg-thread") == "yes");
   StartIoThreads();
   signal(SIGPIPE, SIG_IGN);
   struct sigaction sa = {};
@@ -770,6 +771,9 @@ void Server::OnConfigChanged(std::string_view name) {
   // A lowered limit takes effect at once, as in Valkey.
   if (name == "maxmemory" || name == "maxmemory-policy") PerformEvictions(*this);
   if (name == "io-threads") ApplyIoThreads();
+  if (name == "jemalloc-bg-thread") {
+    SetAllocatorBackgroundThreads(ConfigValue(config_, "jemalloc-bg-thread") == "yes");
+  }
   if (name == "hz") loop_.SetTimerPeriod(1000 / std::clamp<int64_t>(config_.hz, 1, 500));
   if (aof_ != nullptr) AofConfigChanged(*this, name);
   replication_->RefreshRestrictions();

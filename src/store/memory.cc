@@ -49,6 +49,26 @@ void* ZRealloc(void* p, size_t n) {
 
 void ZFree(void* p) { free(p); }
 
+#ifdef VIREO_USE_JEMALLOC
+namespace {
+// mallocx flags for ZMallocPlain once the huge-page arena is in use: jemalloc's arena 0, whose
+// memory is never advised (and no thread cache, which would hand the block back to this
+// thread's next allocation of its size, whatever the arena). 0: plain malloc.
+int g_plain_flags = 0;
+}  // namespace
+#endif
+
+void* ZMallocPlain(size_t n) {
+#ifdef VIREO_USE_JEMALLOC
+  if (g_plain_flags != 0) {
+    void* p = mallocx(n ? n : 1, g_plain_flags);
+    if (p == nullptr) OutOfMemory(n);
+    return p;
+  }
+#endif
+  return ZMalloc(n);
+}
+
 size_t ZMallocSize(void* p) { return p ? malloc_usable_size(p) : 0; }
 
 size_t UsedMemory() {
@@ -174,7 +194,9 @@ bool UseHugePageArena() {
     if (mallctl("arenas.create", &made, &sz, &hooks, sizeof(hooks)) != 0) return false;
     arena = made;
   }
-  return mallctl("thread.arena", nullptr, nullptr, &arena, sizeof(arena)) == 0;
+  if (mallctl("thread.arena", nullptr, nullptr, &arena, sizeof(arena)) != 0) return false;
+  g_plain_flags = MALLOCX_ARENA(0) | MALLOCX_TCACHE_NONE;
+  return true;
 #else
   return false;
 #endif
@@ -201,6 +223,15 @@ void PurgeAllocator() {
   char name[64];
   snprintf(name, sizeof(name), "arena.%u.purge", static_cast<unsigned>(MALLCTL_ARENAS_ALL));
   mallctl(name, nullptr, nullptr, nullptr, 0);
+#endif
+}
+
+bool SetAllocatorBackgroundThreads(bool on) {
+#ifdef VIREO_USE_JEMALLOC
+  return mallctl("background_thread", nullptr, nullptr, &on, sizeof(on)) == 0;
+#else
+  (void)on;
+  return false;
 #endif
 }
 

@@ -14,6 +14,13 @@ void* ZMalloc(size_t n);          // aborts with a log line when out of memory
 void* ZRealloc(void* p, size_t n);
 void ZFree(void* p);
 size_t ZMallocSize(void* p);      // usable size of an allocation
+// Allocations of at least this size are read and written whole (large string values): a huge
+// page saves them little, while a dataset of them growing on huge pages faults in (and with
+// THP defrag "madvise", compacts memory for) a 2 MiB page at a time inside commands.
+constexpr size_t kPlainPagesMin = 4096;
+// ZMalloc on ordinary pages, outside the execution thread's huge-page arena (UseHugePageArena),
+// for allocations of at least kPlainPagesMin bytes; ZFree / ZRealloc as any other.
+void* ZMallocPlain(size_t n);
 // Bytes currently allocated by the process (jemalloc's stats.allocated, or our count of
 // glibc's blocks, see store/malloc_count.h).
 size_t UsedMemory();
@@ -40,6 +47,11 @@ size_t ResidentMemory();
 const char* AllocatorName();      // "jemalloc-5.3.0" / "libc"
 // MEMORY PURGE: returns dirty pages of every arena to the system (no-op without jemalloc).
 void PurgeAllocator();
+// jemalloc-bg-thread: jemalloc's own threads return freed pages to the system, instead of the
+// thread that happens to allocate or free when a decay deadline passes (a stall of
+// milliseconds inside a command while a dataset grows or shrinks). False without jemalloc or
+// where its threads cannot start.
+bool SetAllocatorBackgroundThreads(bool on);
 // MEMORY MALLOC-STATS: the allocator's statistics report, or Valkey's "not supported" text.
 std::string AllocatorStats();
 // jemalloc's byte counts behind INFO's allocator_* fields: allocated (used by the process),

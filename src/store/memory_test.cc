@@ -129,5 +129,39 @@ TEST(HugePageArena, AdvisesTheThreadsLaterMemory) {
   RecordProperty("vmflags", flags);
 }
 
+// Large values stay off the huge-page arena: 16 MiB of 16 KB blocks from ZMallocPlain on the
+// execution thread land in memory that is not advised.
+TEST(HugePageArena, LargeValuesUseOrdinaryPages) {
+  bool bound = false;
+  std::string flags;
+  std::vector<char*> blocks;
+  std::thread execution([&] {
+    bound = UseHugePageArena();
+    if (!bound) return;
+    for (size_t i = 0; i < 1024; ++i) {
+      auto* b = static_cast<char*>(ZMallocPlain(16384));
+      std::memset(b, static_cast<int>(i & 0xff), 16384);
+      blocks.push_back(b);
+    }
+    flags = VmFlagsOf(reinterpret_cast<uintptr_t>(blocks.back()));
+  });
+  execution.join();
+  if (!bound) GTEST_SKIP() << "no jemalloc: " << AllocatorName();
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    ASSERT_EQ(blocks[i][16383], static_cast<char>(i & 0xff)) << i;
+  }
+  for (char* b : blocks) ZFree(b);
+  EXPECT_EQ(flags.find(" hg"), std::string::npos) << flags;
+}
+
+TEST(AllocatorBackgroundThreads, FollowTheSetting) {
+#ifdef VIREO_USE_JEMALLOC
+  EXPECT_TRUE(SetAllocatorBackgroundThreads(true));
+  EXPECT_TRUE(SetAllocatorBackgroundThreads(false));
+#else
+  EXPECT_FALSE(SetAllocatorBackgroundThreads(true));
+#endif
+}
+
 }  // namespace
 }  // namespace vireo

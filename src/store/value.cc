@@ -18,7 +18,8 @@ namespace {
 constexpr size_t kEmbStrMax = 44;
 
 StrBlob* NewBlob(std::string_view s, size_t cap) {
-  auto* b = static_cast<StrBlob*>(ZMalloc(sizeof(StrBlob) + cap));
+  const size_t bytes = sizeof(StrBlob) + cap;
+  auto* b = static_cast<StrBlob*>(bytes >= kPlainPagesMin ? ZMallocPlain(bytes) : ZMalloc(bytes));
   b->len = static_cast<uint32_t>(s.size());
   b->cap = static_cast<uint32_t>(cap);
   if (!s.empty()) memcpy(b->data, s.data(), s.size());
@@ -222,8 +223,8 @@ void SetStringValue(Entry* e, std::string_view s) {
     }
   } else if (s.size() > kEmbStrMax && e->type() == ObjType::kString &&
              e->encoding() == Encoding::kRaw && e->str->cap >= s.size() &&
-             e->str->cap <= 2 * s.size() + 16) {
-    UnshareRaw(e);
+             e->str->cap <= 2 * s.size() + 16 && !BlobPinned(e->str)) {
+    // (A value a reply still points at is left to the reply: a fresh one is made below.)
     memmove(e->str->data, s.data(), s.size());
     e->str->len = static_cast<uint32_t>(s.size());
     return;
