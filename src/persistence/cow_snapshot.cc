@@ -14,6 +14,7 @@
 #include "persistence/file_io.h"
 #include "net/socket.h"
 #include "persistence/rdb_format.h"
+#include "store/blob_pins.h"
 #include "store/lazy_free.h"
 #include "store/value.h"
 
@@ -111,6 +112,7 @@ std::unique_ptr<CowSnapshot> CowSnapshot::Start(const std::vector<Db*>& dbs,
 CowSnapshot::~CowSnapshot() {
   Abort();
   if (thread_.joinable()) thread_.join();
+  DropQueued();
   if (fd_ >= 0) close(fd_);
   for (int s : sockets_) {
     if (s >= 0) close(s);
@@ -244,7 +246,44 @@ void CowSnapshot::SaveEntry(int origin_db, const Entry* e) {
     if (first) selected_[i] = true;
     current_db_ = origin_db;
   }
-  WriteRdbKey(writer_, e);
+  if (!DeferLargeString(e)) WriteRdbKey(writer_, e);
+}
+
+bool CowSnapshot::DeferLargeString(const Entry* e) {
+  // Only with a writer thread (a file or sockets), whose order of chunks is the file's.
+  if (opt_.deliver || e->type() != ObjType::kString || e->encoding() != Encoding::kRaw ||
+      e->str->len < kReplyByReferenceMin) {
+    return false;
+  }
+  if (e->expire_ms() != 0) {
+    writer_.Byte(rdb::kOpExpireTimeMs);
+    writer_.MillisecondTime(e->expire_ms());
+  }
+  writer_.Byte(RdbWriter::TypeOf(e));
+  writer_.String(e->Key());
+  writer_.Flush();  // the key's bytes go before the value (Consume)
+  if (writer_result_.load(std::memory_order_acquire) == 2) return true;  // failed: no more
+  PinBlob(e->str);
+  const size_t n = e->str->len;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back({std::string(), e->str});
+  }
+  const size_t now_queued = queued_bytes_.fetch_add(n, std::memory_order_relaxed) + n;
+  if (now_queued > peak_queued_bytes_) peak_queued_bytes_ = now_queued;
+  cv_.notify_one();
+  return true;
+}
+
+void CowSnapshot::DropQueued() {
+  std::deque<Queued> left;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    left.swap(queue_);
+  }
+  for (Queued& q : left) {
+    if (q.value != nullptr) UnpinBlob(q.value);
+  }
 }
 
 void CowSnapshot::AdoptTable(int origin_db, HashTable<Entry>* table) {
@@ -316,7 +355,7 @@ bool CowSnapshot::Consume(std::string* bytes) {
   size_t n = bytes->size();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(std::move(*bytes));
+    queue_.push_back({std::move(*bytes), nullptr});
   }
   const size_t now_queued = queued_bytes_.fetch_add(n, std::memory_order_relaxed) + n;
   if (now_queued > peak_queued_bytes_) peak_queued_bytes_ = now_queued;
@@ -341,8 +380,11 @@ void CowSnapshot::WriterMain() {
     std::string e;
     if (!WriteOut(opt_.preamble.data(), opt_.preamble.size(), &e)) fail(e);
   }
+  // Encodes the large string values the execution thread left to this thread (LZF included).
+  RdbWriter encoder(-1, opt_.write);
   for (;;) {
     std::string chunk;
+    size_t queued = 0;
     bool finish = false;
     {
       std::unique_lock<std::mutex> lock(mu_);
@@ -351,8 +393,21 @@ void CowSnapshot::WriterMain() {
       if (queue_.empty()) {
         finish = true;
       } else {
-        chunk = std::move(queue_.front());
+        Queued q = std::move(queue_.front());
         queue_.pop_front();
+        lock.unlock();
+        if (q.value != nullptr) {
+          queued = q.value->len;
+          if (!failed) {
+            encoder.buffer().clear();
+            encoder.String(q.value->View());
+            chunk.swap(encoder.buffer());
+          }
+          UnpinBlob(q.value);
+        } else {
+          chunk = std::move(q.bytes);
+          queued = chunk.size();
+        }
       }
     }
     if (finish) {
@@ -409,8 +464,9 @@ void CowSnapshot::WriterMain() {
         }
       }
     }
-    queued_bytes_.fetch_sub(chunk.size(), std::memory_order_relaxed);
+    queued_bytes_.fetch_sub(queued, std::memory_order_relaxed);
   }
+  DropQueued();
   // Aborted or failed: the temp file goes.
   if (fd_ >= 0) {
     close(fd_);

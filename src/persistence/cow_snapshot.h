@@ -2,7 +2,8 @@
 // the AOF rewrite's base file in either format, a diskless full sync). The dataset as it was at Start is serialized on the
 // execution thread in small time-bounded slices between event-loop turns, and any key about
 // to change before the walk reached it is serialized first (per-key copy-on-write through
-// the Db hook, see SnapshotObserver in store/db.h). A writer thread computes the CRC64,
+// the Db hook, see SnapshotObserver in store/db.h); large string values are only pinned there
+// and encoded (compressed) by the writer thread. A writer thread computes the CRC64,
 // writes the bytes to the temp file (fdatasync every 4 MB), then fsyncs, renames it over
 // the final path and fsyncs the directory, off the execution thread.
 //
@@ -155,7 +156,18 @@ class CowSnapshot final : public SnapshotObserver, private RdbSink {
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::string> queue_;
+  // What the writer thread takes in order: bytes, or a large string value to encode there
+  // (pinned until then, see SaveEntry).
+  struct Queued {
+    std::string bytes;
+    StrBlob* value = nullptr;
+  };
+  // A large string value's RDB encoding (LZF included) is left to the writer thread: the
+  // value is pinned (store/blob_pins.h) and queued after its key; true when e was so saved.
+  bool DeferLargeString(const Entry* e);
+  // Unpins the values of queued items that will never be written (abort, failure).
+  void DropQueued();
+  std::deque<Queued> queue_;
   std::atomic<size_t> queued_bytes_{0};
   size_t peak_queued_bytes_ = 0;  // execution thread only
   std::atomic<uint64_t> bytes_written_{0};

@@ -247,3 +247,50 @@ def test_file_errors_report_failure(start_server):
     shutil.rmtree(vs.dir / "dump.rdb")
     assert c.bgsave()
     wait_saved(c, 1)
+
+
+@pytest.mark.parametrize("compression", ["yes", "no"])
+def test_large_values_are_saved_as_they_were(start_server, compression):
+    # Values of 16 KB and more are encoded by the writer thread from the value itself (pinned
+    # until then): overwrites, in-place edits, deletes and TTLs after BGSAVE must not reach
+    # the file, and Valkey/Redis must read what it holds.
+    vs = start_vireo(start_server, "--rdb-key-save-delay", str(DELAY_US),
+                     "--rdbcompression", compression)
+    c = vs.client(decode_responses=False)
+    values = {}
+    for i in range(60):
+        v = (os.urandom(9000) + b"z" * 30000) if i % 2 else os.urandom(20000 + i)
+        c.set(f"big:{i}", v)
+        values[f"big:{i}".encode()] = v
+    c.expire("big:5", 1_000_000)
+    fill(c, 100)
+    digest = c.execute_command("DEBUG", "DIGEST")
+    expected = dataset(c)
+    assert vs.raw().call("BGSAVE") == "Background saving started"
+    p = c.pipeline(transaction=False)
+    for i in range(0, 60, 6):
+        p.set(f"big:{i}", b"x" * len(values[f"big:{i}".encode()]))  # same size: reuses
+    for i in range(1, 60, 6):
+        p.append(f"big:{i}", b"tail")
+    for i in range(2, 60, 6):
+        p.setrange(f"big:{i}", 10, b"edited")
+    for i in range(3, 60, 6):
+        p.delete(f"big:{i}")
+    for i in range(4, 60, 6):
+        p.setbit(f"big:{i}", 5, 1)
+    p.persist("big:5")
+    p.execute()
+    assert bgsave_running(c)
+    wait_saved(c, 1)
+    vs2 = load_copy(start_server, vs)
+    c2 = vs2.client(decode_responses=False)
+    assert c2.execute_command("DEBUG", "DIGEST") == digest
+    assert dataset(c2) == expected
+    for k, v in values.items():
+        assert c2.get(k) == v
+    assert c2.ttl("big:5") > 0
+    if os.path.exists(REDIS_SERVER):
+        rs = load_copy(start_server, vs, binary=REDIS_SERVER)
+        r = rs.client(decode_responses=False)
+        for k, v in values.items():
+            assert r.get(k) == v
