@@ -77,12 +77,16 @@ bool CheckString(CommandContext& ctx, const Entry* e) {
 // Replies e's string value (int-encoded values are formatted on the stack). A large value
 // going straight to the client's output is sent from the value itself: the reply pins it
 // (store/blob_pins.h) until it is written.
-void ReplyString(CommandContext& ctx, const Entry* e) {
-  if (e->encoding() == Encoding::kRaw && e->str->len >= kReplyByReferenceMin &&
-      ctx.reply.CanReference()) {
-    PinBlob(e->str);
-    ctx.reply.BulkRef({e->str->data, e->str->len, &UnpinBlob, e->str});
-    return;
+[[gnu::noinline]] bool ReplyStringByReference(CommandContext& ctx, const Entry* e) {
+  if (!ctx.reply.CanReference()) return false;
+  PinBlob(e->str);
+  ctx.reply.BulkRef({e->str->data, e->str->len, &UnpinBlob, e->str});
+  return true;
+}
+
+[[gnu::always_inline]] inline void ReplyString(CommandContext& ctx, const Entry* e) {
+  if (e->encoding() == Encoding::kRaw && e->str->len >= kReplyByReferenceMin) [[unlikely]] {
+    if (ReplyStringByReference(ctx, e)) return;
   }
   char buf[24];
   ctx.reply.Bulk(StringValue(e, buf));
@@ -108,12 +112,30 @@ bool CheckStringSize(CommandContext& ctx, int64_t size, int64_t extra) {
 // Stores value under key the way SET does: any previous value, of any type, is replaced and
 // its TTL dropped unless keep_ttl. e is key's live entry or nullptr. will_expire: the caller
 // sets a TTL next, so a new entry gets room for it at once. Returns the entry.
+// Sets e's value to the command's argument `value`: a big argument read into its own buffer
+// (net/connection.h) becomes the value as it is, anything else is copied.
+[[gnu::noinline]] bool AdoptBigArgument(CommandContext& ctx, Entry* e, std::string_view value) {
+  size_t size = 0;
+  void* p = ctx.client.conn.TakeBigArg(value, &size);
+  if (p == nullptr) return false;
+  static_assert(Connection::kBigArgHeadroom == sizeof(StrBlob), "room for the header");
+  AdoptRawString(e, p, value.size(), size);
+  return true;
+}
+
+inline void SetStringArgument(CommandContext& ctx, Entry* e, std::string_view value) {
+  if (value.size() >= Connection::kBigArgMin) [[unlikely]] {
+    if (AdoptBigArgument(ctx, e, value)) return;
+  }
+  SetStringValue(e, value);
+}
+
 Entry* StoreString(CommandContext& ctx, Entry* e, std::string_view key, std::string_view value,
                    bool keep_ttl, bool will_expire = false) {
   Db* db = ctx.db;
   if (e == nullptr) {
     e = db->Add(key, will_expire);
-    SetStringValue(e, value);
+    SetStringArgument(ctx, e, value);
     return e;
   }
   if (!IsString(e) && FreeEffort(e) > kLazyFreeThreshold &&
@@ -123,12 +145,12 @@ Entry* StoreString(CommandContext& ctx, Entry* e, std::string_view key, std::str
     Entry* old = db->Detach(key);
     LazyFreeEntry(old);
     e = db->Add(key, will_expire || (keep_ttl && expire_ms != 0));
-    SetStringValue(e, value);
+    SetStringArgument(ctx, e, value);
     if (keep_ttl && expire_ms != 0) e = db->SetExpire(e, expire_ms);
     return e;
   }
   // The common overwrite: the entry stays where it is and only its value changes.
-  SetStringValue(e, value);
+  SetStringArgument(ctx, e, value);
   if (!keep_ttl && e->expire_ms() != 0) e = db->SetExpire(e, 0);
   return e;
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "net/tls_connection.h"
+#include "store/memory.h"
 
 namespace vireo {
 namespace {
@@ -29,6 +30,7 @@ constexpr size_t kKeepOutputCapacity = 64 * 1024;
 }  // namespace
 
 Connection::~Connection() {
+  ReleaseBigArg();
   for (size_t i = ref_next_; i < refs_.size(); ++i) refs_[i].ref.release(refs_[i].ref.owner);
   delete tls_;  // before the socket closes: it may send close_notify
   if (fd_ >= 0) close(fd_);
@@ -66,13 +68,64 @@ void Connection::ReserveInput(size_t n) {
   in_end_ = used;
 }
 
+void Connection::BeginBigArg(size_t at, size_t len) {
+  big_ = static_cast<char*>(ZMallocPlain(kBigArgHeadroom + len));
+  big_len_ = len;
+  big_at_ = at;
+  big_fill_ = std::min(len, InputSize() - at);
+  memcpy(big_ + kBigArgHeadroom, InputData() + at, big_fill_);
+  in_end_ -= InputSize() - at;
+}
+
+void* Connection::TakeBigArg(std::string_view arg, size_t* size) {
+  if (!BigArgComplete() || arg.data() != BigArgData() || arg.size() + 2 != big_len_) {
+    return nullptr;
+  }
+  void* p = big_;
+  *size = kBigArgHeadroom + big_len_;
+  big_ = nullptr;
+  big_len_ = big_fill_ = big_at_ = 0;
+  return p;
+}
+
+void Connection::FreeBigArg() {
+  ZFree(big_);
+  big_ = nullptr;
+  big_len_ = big_fill_ = big_at_ = 0;
+}
+
+void Connection::ReturnBigArgToInput() {
+  if (big_ == nullptr) return;
+  // The input holds the command up to the argument, then what followed the argument.
+  const size_t tail = InputSize() - big_at_;
+  ReserveInput(big_fill_);
+  char* at = in_.get() + in_start_ + big_at_;
+  memmove(at + big_fill_, at, tail);
+  memcpy(at, big_ + kBigArgHeadroom, big_fill_);
+  in_end_ += big_fill_;
+  ReleaseBigArg();
+}
+
 Connection::ReadResult Connection::Read(size_t room) {
-  if (in_start_ == in_end_) in_start_ = in_end_ = 0;
-  ReserveInput(std::max(room, kReadChunk));
-  if (tls_ != nullptr) [[unlikely]] return ReadTls();
-  ssize_t n = recv(fd_, in_.get() + in_end_, in_cap_ - in_end_, 0);
+  char* to;
+  size_t* filled;
+  size_t space;
+  if (big_ != nullptr && big_fill_ < big_len_) [[unlikely]] {
+    // Only the big argument's remaining bytes: what follows goes to the input buffer.
+    to = big_ + kBigArgHeadroom + big_fill_;
+    filled = &big_fill_;
+    space = big_len_ - big_fill_;
+  } else {
+    if (in_start_ == in_end_) in_start_ = in_end_ = 0;
+    ReserveInput(std::max(room, kReadChunk));
+    if (tls_ != nullptr) [[unlikely]] return ReadTls();
+    to = in_.get() + in_end_;
+    filled = &in_end_;
+    space = in_cap_ - in_end_;
+  }
+  ssize_t n = recv(fd_, to, space, 0);
   if (n > 0) {
-    in_end_ += static_cast<size_t>(n);
+    *filled += static_cast<size_t>(n);
     bytes_read_ += static_cast<uint64_t>(n);
     return ReadResult::kData;
   }

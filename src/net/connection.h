@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vireo {
@@ -50,7 +51,7 @@ class Connection {
   size_t InputSize() const { return in_end_ - in_start_; }
   void ConsumeInput(size_t n);
   // Bytes held by the input buffer (CLIENT LIST qbuf / qbuf-free).
-  size_t InputCapacity() const { return in_cap_; }
+  size_t InputCapacity() const { return in_cap_ + (big_ != nullptr ? big_len_ : 0); }
   // Frees the input buffer if it holds no unconsumed bytes (idle clients).
   void ReleaseInputIfEmpty();
   // Appends bytes as if they had been read from the socket (in-process tests).
@@ -69,6 +70,33 @@ class Connection {
   enum class WriteResult { kDone, kPending, kError };
   WriteResult Flush();
 
+  // Big arguments. A bulk argument of kBigArgMin bytes or more whose bytes have not all
+  // arrived is read into an allocation of its own (ZMallocPlain, with kBigArgHeadroom bytes
+  // free in front for the string value's header), so SET can keep that allocation as the value
+  // instead of copying it (Valkey does this from 32 KB). BeginBigArg moves the bytes of the
+  // argument already read (from `at`, an offset into InputData(), to the end of the input)
+  // there; Read then fills it before anything else. `len` counts the CRLF.
+  static constexpr size_t kBigArgMin = 32 * 1024;
+  static constexpr size_t kBigArgHeadroom = 8;
+  void BeginBigArg(size_t at, size_t len);
+  bool HasBigArg() const { return big_ != nullptr; }
+  bool BigArgComplete() const { return big_ != nullptr && big_fill_ == big_len_; }
+  const char* BigArgData() const { return big_ + kBigArgHeadroom; }
+  // The allocation, handed over (the caller frees it with ZFree) when `arg` is the big
+  // argument; nullptr otherwise. *size: the allocation's size.
+  void* TakeBigArg(std::string_view arg, size_t* size);
+  // Frees the big argument (its command is done with it).
+  void ReleaseBigArg() {
+    if (big_ != nullptr) [[unlikely]] FreeBigArg();
+  }
+  // Puts the big argument's bytes back into the input where they were, so its command can be
+  // parsed again from the input (a paused client).
+  void ReturnBigArgToInput();
+  // The big argument's bytes with its CRLF, 0 without one.
+  size_t BigArgSize() const { return big_ != nullptr ? big_len_ : 0; }
+  // Bytes received and not yet consumed, a big argument's included (client-query-buffer-limit).
+  size_t QueryBytes() const { return InputSize() + (big_ != nullptr ? big_fill_ : 0); }
+
   uint64_t BytesRead() const { return bytes_read_; }
   // Unconsumed input bytes copied when the buffer slid or grew (what big pipelined arguments
   // cost beyond their one read).
@@ -78,6 +106,7 @@ class Connection {
  private:
   // Makes room for n more bytes after in_end_, moving unconsumed bytes to the front first.
   void ReserveInput(size_t n);
+  void FreeBigArg();
   ReadResult ReadTls();
   WriteResult FlushTls();
   // Everything was written: the buffer is reset (and shrunk when big).
@@ -109,6 +138,10 @@ class Connection {
   size_t ref_sent_ = 0;   // bytes of references sent
   size_t ref_next_ = 0;   // first reference not completely sent
   size_t ref_done_ = 0;   // bytes of refs_[ref_next_] sent
+  char* big_ = nullptr;  // kBigArgHeadroom bytes, then the big argument and its CRLF
+  size_t big_len_ = 0;   // the argument's bytes with the CRLF
+  size_t big_fill_ = 0;  // of them, received
+  size_t big_at_ = 0;    // offset from InputData() where its bytes were in the stream
   uint64_t bytes_read_ = 0;
   uint64_t input_moved_ = 0;
   uint64_t bytes_written_ = 0;

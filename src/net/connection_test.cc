@@ -8,6 +8,7 @@
 #include <string>
 
 #include "net/socket.h"
+#include "store/memory.h"
 
 namespace vireo {
 namespace {
@@ -249,6 +250,46 @@ TEST_F(ConnectionTest, UnsentReferencesAreReleasedWithTheConnection) {
   EXPECT_EQ(conn_->Flush(), Connection::WriteResult::kPending);
   conn_.reset();
   EXPECT_EQ(log.released, 2);
+}
+
+// A big argument goes to a buffer of its own: what was read of it moves there, the socket's
+// next bytes up to its end go there too, and what follows lands in the input again.
+TEST_F(ConnectionTest, BigArgumentIsReadIntoItsOwnBuffer) {
+  const std::string head = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$40000\r\n";
+  const std::string value(40000, 'v');
+  PeerSend(head + value.substr(0, 1000));
+  ReadAtLeast(head.size() + 1000);
+  conn_->BeginBigArg(head.size(), value.size() + 2);
+  EXPECT_EQ(Input(), head);
+  EXPECT_FALSE(conn_->BigArgComplete());
+  EXPECT_EQ(conn_->QueryBytes(), head.size() + 1000);
+  PeerSend(value.substr(1000) + "\r\n*1\r\n$4\r\nPING\r\n");
+  while (!conn_->BigArgComplete()) ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  EXPECT_EQ(Input(), head);  // nothing past the argument yet
+  EXPECT_EQ(std::string_view(conn_->BigArgData(), value.size()), value);
+  ReadAtLeast(head.size() + 14);
+  EXPECT_EQ(Input(), head + "*1\r\n$4\r\nPING\r\n");
+  size_t size = 0;
+  EXPECT_EQ(conn_->TakeBigArg(std::string_view(conn_->BigArgData(), 5), &size), nullptr);
+  void* p = conn_->TakeBigArg(std::string_view(conn_->BigArgData(), value.size()), &size);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(size, Connection::kBigArgHeadroom + value.size() + 2);
+  EXPECT_FALSE(conn_->HasBigArg());
+  ZFree(p);
+}
+
+TEST_F(ConnectionTest, BigArgumentCanGoBackIntoTheInput) {
+  const std::string head = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$40000\r\n";
+  const std::string value(40000, 'w');
+  PeerSend(head + value.substr(0, 300));
+  ReadAtLeast(head.size() + 300);
+  conn_->BeginBigArg(head.size(), value.size() + 2);
+  PeerSend(value.substr(300) + "\r\n+tail");
+  while (!conn_->BigArgComplete()) ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  ReadAtLeast(head.size() + 5);
+  conn_->ReturnBigArgToInput();
+  EXPECT_FALSE(conn_->HasBigArg());
+  EXPECT_EQ(Input(), head + value + "\r\n+tail");
 }
 
 }  // namespace

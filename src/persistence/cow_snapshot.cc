@@ -252,7 +252,7 @@ void CowSnapshot::SaveEntry(int origin_db, const Entry* e) {
 bool CowSnapshot::DeferLargeString(const Entry* e) {
   // Only with a writer thread (a file or sockets), whose order of chunks is the file's.
   if (opt_.deliver || e->type() != ObjType::kString || e->encoding() != Encoding::kRaw ||
-      e->str->len < kReplyByReferenceMin) {
+      e->str->len < kSnapshotByReferenceMin) {
     return false;
   }
   if (e->expire_ms() != 0) {

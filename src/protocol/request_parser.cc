@@ -20,6 +20,13 @@ void RequestParser::Reset() {
   expected_args_ = -1;
   bulk_len_ = -1;
   spans_.clear();
+  detached_ = nullptr;
+}
+
+void RequestParser::TakeBulkFrom(const char* data) {
+  spans_.emplace_back(kDetached, static_cast<size_t>(bulk_len_));
+  detached_ = data;
+  bulk_len_ = -1;
 }
 
 size_t RequestParser::BytesWanted() const {
@@ -237,7 +244,9 @@ RequestParser::Result RequestParser::ParseMultibulk(const char* data, size_t len
   }
 
   args->reserve(spans_.size());
-  for (const auto& [off, n] : spans_) args->emplace_back(data + off, n);
+  for (const auto& [off, n] : spans_) {
+    args->emplace_back(off == kDetached ? detached_ : data + off, n);
+  }
   *consumed = pos_;
   Reset();
   return Result::kCommand;

@@ -37,6 +37,20 @@ class RequestParser {
   // While a bulk argument is being read: the length, from the command's first byte, that the
   // unconsumed input must reach to complete it (to size the read buffer); otherwise 0.
   size_t BytesWanted() const;
+  // While a bulk argument's bytes are awaited: its offset from the command's first byte and
+  // its length (without the CRLF); false otherwise.
+  bool PendingBulk(size_t* offset, size_t* len) const {
+    if (bulk_len_ < 0) return false;
+    *offset = pos_;
+    *len = static_cast<size_t>(bulk_len_);
+    return true;
+  }
+  // The pending bulk (PendingBulk) and its CRLF are at `data`, outside the input: the
+  // argument is a view there and parsing goes on with the input after the bulk's header
+  // (a big argument read into its own buffer, net/connection.h). One per command.
+  void TakeBulkFrom(const char* data);
+  // Whether the command being parsed already has such an argument.
+  bool HasDetachedBulk() const { return detached_ != nullptr; }
 
  private:
   // One-pass parse of a complete, ordinary multibulk command (the common case in pipelines);
@@ -54,6 +68,8 @@ class RequestParser {
   int64_t expected_args_ = -1;                    // from the "*N" line
   int64_t bulk_len_ = -1;                         // from the current "$N" line, -1 when before it
   std::vector<std::pair<size_t, size_t>> spans_;  // (offset, length) of parsed args
+  static constexpr size_t kDetached = static_cast<size_t>(-1);  // span offset: at detached_
+  const char* detached_ = nullptr;
   std::string inline_storage_;                    // unescaped inline args (views point into it)
   const char* error_ = "";
   char error_buf_[64];  // for errors that quote the input

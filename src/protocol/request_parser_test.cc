@@ -307,5 +307,36 @@ TEST(RequestParserTest, ParserIsReusableAfterError) {
   EXPECT_EQ(args.size(), 1u);
 }
 
+// A big bulk read into a buffer of its own (TakeBulkFrom): the input holds the command without
+// it, and parsing goes on after it.
+TEST(RequestParserTest, DetachedBulkIsTakenFromItsOwnBuffer) {
+  RequestParser parser;
+  std::vector<std::string_view> args;
+  size_t consumed = 0;
+  std::string input = "*5\r\n$3\r\nSET\r\n$1\r\nk\r\n$10\r\n0123";
+  ASSERT_EQ(parser.Parse(input.data(), input.size(), {}, &consumed, &args),
+            RequestParser::Result::kIncomplete);
+  size_t at = 0, len = 0;
+  ASSERT_TRUE(parser.PendingBulk(&at, &len));
+  EXPECT_EQ(at, input.size() - 4);
+  EXPECT_EQ(len, 10u);
+  const std::string own = "0123456789\r\n";
+  input.resize(at);  // the bulk's bytes moved out
+  parser.TakeBulkFrom(own.data());
+  EXPECT_TRUE(parser.HasDetachedBulk());
+  EXPECT_FALSE(parser.PendingBulk(&at, &len));
+  ASSERT_EQ(parser.Parse(input.data(), input.size(), {}, &consumed, &args),
+            RequestParser::Result::kIncomplete);
+  input += "$2\r\nEX\r\n$2\r\n10\r\n*1\r\n$4\r\nPING\r\n";
+  ASSERT_EQ(parser.Parse(input.data(), input.size(), {}, &consumed, &args),
+            RequestParser::Result::kCommand);
+  ASSERT_EQ(args.size(), 5u);
+  EXPECT_EQ(args[2], "0123456789");
+  EXPECT_EQ(args[2].data(), own.data());
+  EXPECT_EQ(args[4], "10");
+  EXPECT_EQ(input.substr(consumed), "*1\r\n$4\r\nPING\r\n");
+  EXPECT_FALSE(parser.HasDetachedBulk());
+}
+
 }  // namespace
 }  // namespace vireo

@@ -141,10 +141,11 @@ struct Client {
   SlotMigrationJob* migration = nullptr;
 };
 
-// Bytes of reply built in out, one of c's outputs (differences measure a reply): references to
-// large values queued on the connection count when out is its buffer.
+// Bytes of reply built in out, one of c's outputs (differences measure a reply): with the
+// references to large values queued on the connection, which only its own buffer gets, so
+// they change nothing for another output's difference.
 inline size_t ReplyBytes(Client& c, const std::string* out) {
-  return out->size() + (out == c.conn.Output() ? c.conn.RefBytes() : 0);
+  return out->size() + c.conn.RefBytes();
 }
 
 }  // namespace vireo

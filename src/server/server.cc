@@ -344,7 +344,7 @@ void Server::HandleRead(Client* c, Connection::ReadResult r) {
     LoginFromCertificate(c);
   }
   // The master's stream and an atomic migration's stream are exempt, as Valkey's primary.
-  if (static_cast<int64_t>(c->conn.InputSize()) > config_.client_query_buffer_limit &&
+  if (static_cast<int64_t>(c->conn.QueryBytes()) > config_.client_query_buffer_limit &&
       !(c->flags & kClientMaster) && c->migration == nullptr) {
     LogWarning("Closing client that reached max query buffer length: id=%llu addr=%s",
                static_cast<unsigned long long>(c->id), c->addr.c_str());
@@ -353,6 +353,32 @@ void Server::HandleRead(Client* c, Connection::ReadResult r) {
     return;
   }
   ProcessInput(c);
+}
+
+void Server::MaybeReadBigArg(Client* c) {
+  // The master's stream and a migration's are passed on as the bytes in the input buffer, and
+  // TLS reads through the library: their arguments stay in the input.
+  size_t at = 0, len = 0;
+  if (c->conn.HasBigArg() || c->parser.HasDetachedBulk() || !c->parser.PendingBulk(&at, &len) ||
+      len < Connection::kBigArgMin || c->conn.tls() != nullptr ||
+      (c->flags & kClientMaster) || c->migration != nullptr) {
+    return;
+  }
+  if (c->conn.InputSize() - at < len + 2) c->conn.BeginBigArg(at, len + 2);
+}
+
+RequestParser::Result Server::ParseWithBigArg(Client* c, const ParserLimits& limits,
+                                              size_t* consumed, size_t* request_extra) {
+  if (!c->parser.InProgress()) {
+    c->conn.ReleaseBigArg();  // the previous command's, which has run
+  } else if (c->conn.BigArgComplete() && !c->parser.HasDetachedBulk()) {
+    c->parser.TakeBulkFrom(c->conn.BigArgData());
+  }
+  const size_t big = c->conn.BigArgSize();
+  RequestParser::Result r =
+      c->parser.Parse(c->conn.InputData(), c->conn.InputSize(), limits, consumed, &c->args);
+  if (r == RequestParser::Result::kCommand) *request_extra = big;
+  return r;
 }
 
 void Server::ProcessInput(Client* c) {
@@ -411,6 +437,7 @@ void Server::ProcessInput(Client* c) {
     }
     Db* db = dbs_[static_cast<size_t>(c->db_index)].get();  // the command's (before a SELECT)
     size_t consumed = 0;
+    size_t request_extra = 0;  // a big argument's bytes, read apart from the input
     RequestParser::Result r;
     bool hashed = false;  // the look-ahead computed args[1]'s hash: key_hash
     uint64_t key_hash = 0;
@@ -432,10 +459,15 @@ void Server::ProcessInput(Client* c) {
         db->PrefetchNext(c->ahead[ahead_head][1], ahead_hash[ahead_head]);
       }
       r = RequestParser::Result::kCommand;
+    } else if (c->conn.HasBigArg()) [[unlikely]] {
+      r = ParseWithBigArg(c, limits, &consumed, &request_extra);
     } else {
       r = c->parser.Parse(c->conn.InputData(), c->conn.InputSize(), limits, &consumed, &c->args);
     }
-    if (r == RequestParser::Result::kIncomplete) break;
+    if (r == RequestParser::Result::kIncomplete) {
+      MaybeReadBigArg(c);
+      break;
+    }
     if (r == RequestParser::Result::kError) {
       // Valkey replies the protocol error (unless replies are off), then closes the connection.
       c->reply.SetOutput((c->flags & kClientReplyOff) ? &c->discard : c->conn.Output());
@@ -455,6 +487,7 @@ void Server::ProcessInput(Client* c) {
         c->flags |= kClientPaused;
         paused_clients_.push_back(c);
         c->args.clear();
+        c->conn.ReturnBigArgToInput();
         break;
       }
       if (!ahead_done) {
@@ -476,7 +509,7 @@ void Server::ProcessInput(Client* c) {
         }
       }
       if (hashed) db->HintHash(c->args[1], key_hash);
-      c->request_bytes = consumed;
+      c->request_bytes = consumed + request_extra;
       if (config_.cluster_slot_stats_enabled) [[unlikely]] {
         c->inline_request = c->conn.InputData()[0] != '*';  // CLUSTER SLOT-STATS counts it apart
       }
@@ -516,6 +549,8 @@ void Server::ProcessInput(Client* c) {
     c->args.clear();
     ahead_off = ahead_off > consumed ? ahead_off - consumed : 0;
   }
+  // A big argument whose command has run (unless SET kept it as the value).
+  if (c->conn.HasBigArg() && !c->parser.InProgress()) [[unlikely]] c->conn.ReleaseBigArg();
   AccountClientMemory(c);
   if (c->conn.PendingOutput() > 0 && !(c->flags & kClientPendingWrite)) {
     c->flags |= kClientPendingWrite;

@@ -357,6 +357,13 @@ class Server {
   void AfterFlush(Client* c, Connection::WriteResult r);
   // Parses and runs the commands in c's input buffer.
   void ProcessInput(Client* c);
+  // A big bulk argument still arriving is read into a buffer of its own from now on (SET keeps
+  // it as the value without a copy; net/connection.h).
+  void MaybeReadBigArg(Client* c);
+  // ProcessInput's parse while c has a big argument: hands it to the parser once complete, or
+  // frees it once its command has run; *request_extra: its bytes, on a command.
+  RequestParser::Result ParseWithBigArg(Client* c, const ParserLimits& limits, size_t* consumed,
+                                        size_t* request_extra);
   void FlushPendingWrites();
   // After each turn: a running keyspace rehash moves as many buckets as the turn ran
   // commands, as Valkey moves one per lookup (Find here is const). Without it a read-only

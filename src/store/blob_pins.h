@@ -16,6 +16,12 @@ namespace vireo {
 
 // Values at least this long are replied by reference.
 constexpr size_t kReplyByReferenceMin = 16 * 1024;
+// A snapshot leaves values at least this long to its writer thread, pinned until written
+// (persistence/cow_snapshot.h).
+constexpr size_t kSnapshotByReferenceMin = 4 * 1024;
+// No shorter blob is ever pinned: writes to shorter values skip the pin check.
+constexpr size_t kPinnedMin = kSnapshotByReferenceMin;
+static_assert(kPinnedMin <= kReplyByReferenceMin);
 
 // Takes a pin on b (execution thread). Pair with UnpinBlob.
 void PinBlob(StrBlob* b);

@@ -57,7 +57,10 @@ TEST(UsedMemory, FollowsALargeAllocation) {
   void* block = ZMalloc(kSize);
   EXPECT_GE(ZMallocSize(block), kSize);
   const size_t grown = UsedMemory();
-  EXPECT_GE(grown, before + kSize);
+  // Slack: the allocation may flush this thread's cache of freed small blocks (jemalloc's
+  // tcache counts them allocated until then), which earlier tests filled.
+  constexpr size_t kSlack = 256 << 10;
+  EXPECT_GE(grown + kSlack, before + kSize) << before << " " << grown;
   ZFree(block);
   EXPECT_LE(UsedMemory(), grown - kSize);
 }

@@ -63,7 +63,7 @@ void StoreFreshString(Entry* e, std::string_view s) {
 // the replies keep (and finally free) the original.
 void UnshareRaw(Entry* e) {
   StrBlob* old = e->str;
-  if (old->len < kReplyByReferenceMin || !BlobPinned(old)) [[likely]] return;
+  if (old->len < kPinnedMin || !BlobPinned(old)) [[likely]] return;
   e->str = NewBlob(old->View(), old->cap);
   ReleaseBlob(old);
 }
@@ -142,10 +142,12 @@ void FreeEntryHeader(Entry* e) { ZFree(e); }
 void FreeValue(Entry* e) {
   switch (e->type()) {
     case ObjType::kString:
-      if (e->encoding() == Encoding::kRaw) {
-        ReleaseBlob(e->str);
-      } else if (e->encoding() == Encoding::kEmbStr) {
-        ZFree(e->sstr);
+      if (IsStringBlob(e)) {
+        if (e->encoding() == Encoding::kRaw) {
+          ReleaseBlob(e->str);
+        } else {
+          ZFree(e->sstr);
+        }
       }
       break;
     default:
@@ -242,6 +244,15 @@ void SetIntValue(Entry* e, int64_t v) {
   FreeValue(e);
   e->ival = v;
   e->SetType(ObjType::kString, Encoding::kInt);
+}
+
+void AdoptRawString(Entry* e, void* p, size_t len, size_t size) {
+  FreeValue(e);
+  auto* b = static_cast<StrBlob*>(p);
+  b->len = static_cast<uint32_t>(len);
+  b->cap = static_cast<uint32_t>(size - sizeof(StrBlob));
+  e->str = b;
+  e->SetType(ObjType::kString, Encoding::kRaw);
 }
 
 void SetRawStringValue(Entry* e, std::string_view s) {

@@ -259,7 +259,7 @@ def test_large_values_are_saved_as_they_were(start_server, compression):
     c = vs.client(decode_responses=False)
     values = {}
     for i in range(60):
-        v = (os.urandom(9000) + b"z" * 30000) if i % 2 else os.urandom(20000 + i)
+        v = (os.urandom(9000) + b"z" * 30000) if i % 2 else os.urandom(5000 + 300 * i)
         c.set(f"big:{i}", v)
         values[f"big:{i}".encode()] = v
     c.expire("big:5", 1_000_000)

@@ -124,3 +124,100 @@ def test_small_replies_around_large_ones_keep_their_order(server, r):
     for i in range(300):
         want = b"B" * BIG if i % 3 == 0 else b"s" if i % 3 == 1 else "PONG"
         assert c.read_reply() == want
+
+
+# Big arguments (32 KB and more) still arriving when their header is parsed are read into a
+# buffer of their own, which SET keeps as the value (no copy). Whatever the split of the bytes
+# and whatever comes after the argument, the commands must see the same arguments.
+
+def send_in_pieces(conn, data, piece=7000, pause=0.002):
+    for i in range(0, len(data), piece):
+        conn.send(data[i:i + piece])
+        time.sleep(pause)
+
+
+@pytest.mark.parametrize("piece", [1, 4096, 65536])
+def test_big_arguments_arriving_in_pieces(start_server, piece):
+    server = start_server("--enable-debug-command", "yes")
+    c = RawConnection(server.host, server.port)
+    big = os.urandom(100_000)
+    big2 = os.urandom(70_000)
+    cmds = [("SET", "k", big, "EX", "1000"), ("GET", "k"),
+            ("APPEND", "k", b"more"), ("SETRANGE", "k", 5, b"!!"),
+            ("MSET", "m1", big, "m2", big2),  # two big arguments in one command
+            ("HSET", "h", "f", big2), ("RPUSH", "l", big, "x"),
+            ("SET", "k2", big2, "GET"), ("SET", "k2", big, "KEEPTTL", "GET"), ("PING",)]
+    data = b"".join(RawConnection.encode(*cmd) for cmd in cmds)
+    if piece == 1:
+        # Header and the first bytes of the argument together, then the rest in one piece.
+        cut = data.index(big) + 100
+        send_in_pieces(c, data[:cut], piece=cut)
+        send_in_pieces(c, data[cut:], piece=len(data))
+    else:
+        send_in_pieces(c, data, piece=piece)
+    assert c.read_reply() == "OK"
+    assert c.read_reply() == big
+    assert c.read_reply() == len(big) + 4
+    assert c.read_reply() == len(big) + 4
+    assert c.read_reply() == "OK"
+    assert c.read_reply() == 1
+    assert c.read_reply() == 2
+    assert c.read_reply() is None
+    assert c.read_reply() == big2
+    assert c.read_reply() == "PONG"
+    want = bytearray(big + b"more")
+    want[5:7] = b"!!"
+    rb = server.client(decode_responses=False)
+    assert rb.get("k") == bytes(want) and 0 < rb.ttl("k") <= 1000
+    assert rb.get("m1") == big and rb.get("m2") == big2
+    assert rb.hget("h", "f") == big2 and rb.lrange("l", 0, -1) == [big, b"x"]
+    assert rb.get("k2") == big
+    assert rb.object("encoding", "k2") == b"raw"
+    # A value kept from the argument is an ordinary value: reload, digest, copies.
+    digest = rb.execute_command("DEBUG", "DIGEST-VALUE", "k2")
+    assert rb.copy("k2", "k3") and rb.get("k3") == big
+    assert rb.execute_command("DEBUG", "DIGEST-VALUE", "k3") == digest
+
+
+def test_big_argument_of_a_paused_client_runs_after_unpause(server, r):
+    r.client_pause(100_000, all=False)  # WRITE: the SET waits
+    c = RawConnection(server.host, server.port)
+    big = os.urandom(200_000)
+    send_in_pieces(c, RawConnection.encode("SET", "k", big) + RawConnection.encode("GET", "k"))
+    time.sleep(0.2)
+    assert r.exists("k") == 0
+    r.client_unpause()
+    assert c.read_reply() == "OK"
+    assert c.read_reply() == big
+
+
+def test_big_arguments_count_as_request_bytes(server, r):
+    r.config_set("commandlog-request-larger-than", 100_000)
+    c = RawConnection(server.host, server.port)
+    big = b"q" * 150_000
+    send_in_pieces(c, RawConnection.encode("SET", "k", big))
+    assert c.read_reply() == "OK"
+    (logged,) = r.execute_command("COMMANDLOG", "GET", "-1", "large-request")
+    assert logged[2] == len(RawConnection.encode("SET", "k", big))
+
+
+def test_big_argument_past_the_query_buffer_limit_closes_the_client(server, r):
+    r.config_set("client-query-buffer-limit", "1mb")
+    c = RawConnection(server.host, server.port)
+    c.send(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3000000\r\n")
+    try:
+        send_in_pieces(c, b"z" * 2_000_000, piece=65536, pause=0)
+    except OSError:
+        pass
+    assert c.is_closed()
+    assert r.info("stats")["client_query_buffer_limit_disconnections"] == 1
+    assert r.exists("k") == 0
+
+
+def test_client_leaving_in_the_middle_of_a_big_argument(server, r):
+    for _ in range(5):
+        c = RawConnection(server.host, server.port)
+        c.send(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$500000\r\n" + b"p" * 100_000)
+        time.sleep(0.05)
+        c.close()
+    assert r.ping() and r.exists("k") == 0
