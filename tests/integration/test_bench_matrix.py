@@ -15,7 +15,7 @@ REDIS_SERVER = "/usr/bin/redis-server"
 def test_matrix_table_and_charts(tmp_path):
     out = subprocess.run(
         [str(REPO_ROOT / "bench" / "matrix"), "--vireo", SERVER_BINARY, "--pipelines", "1,4",
-         "--clients", "5,10", "--sizes", "3", "--io-threads", "1", "--rounds", "1",
+         "--clients", "5,10", "--sizes", "3,64", "--io-threads", "1", "--rounds", "1",
          "-n", "2000", "--server-cpu", "", "--output", str(tmp_path / "m.md"),
          "--charts", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -23,12 +23,41 @@ def test_matrix_table_and_charts(tmp_path):
             if line.startswith("| 1 | 3 |")]
     # 2 pipeline depths x 2 client counts x SET/GET, each with both servers' figures.
     assert len(rows) == 8
+    assert len([line for line in (tmp_path / "m.md").read_text().splitlines()
+                if line.startswith("| 1 | 64 |")]) == 8
     for row in rows:
         cells = [c.strip() for c in row.strip("|").split("|")]
         assert float(cells[5].replace(",", "")) > 0 and float(cells[6].replace(",", "")) > 0
-    for name in ("rps-vs-pipeline", "p99-vs-pipeline", "rps-vs-clients", "p99-vs-clients"):
+    for name in ("rps-vs-pipeline", "p99-vs-pipeline", "rps-vs-clients", "p99-vs-clients",
+                 "rps-vs-size", "p99-vs-size"):
         svg = ET.parse(tmp_path / f"matrix-{name}.svg").getroot()
         lines = svg.findall("{http://www.w3.org/2000/svg}polyline")
         assert len(lines) == 4  # vireo/redis x SET/GET
         assert all(len(p.get("points").split()) == 2 for p in lines)
         assert f"matrix-{name}.svg" in (tmp_path / "m.md").read_text()
+
+
+@pytest.mark.skipif(not os.path.exists(REDIS_SERVER), reason="no redis-server")
+def test_growth_table_and_charts(tmp_path):
+    """bench/growth (issue 30): per value size and THP mode, the growing-key-space rounds, then
+    the load through a BGSAVE and an AOF rewrite, with p99.9 and the worst request."""
+    out = subprocess.run(
+        [str(REPO_ROOT / "bench" / "growth"), "--vireo", SERVER_BINARY, "--redis", REDIS_SERVER,
+         "--sizes", "4096,16384", "--thp", "never", "--rounds", "1", "--target-gib", "0.01",
+         "--server-cpu", "", "--output", str(tmp_path / "g.md"), "--charts", str(tmp_path)],
+        capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    text = (tmp_path / "g.md").read_text()
+    for size in ("4096", "16384"):
+        for phase in ("SET, growing", "GET", "SET during BGSAVE", "SET during AOF rewrite"):
+            row = [line for line in text.splitlines()
+                   if line.startswith(f"| {size} | never | {phase} |")]
+            assert len(row) == 1, (size, phase, text)
+            cells = [c.strip() for c in row[0].strip("|").split("|")]
+            assert float(cells[3]) > 0  # the ratio
+            worst = float(cells[6].split("/")[2])  # vireo p99 / p99.9 / worst
+            assert worst >= float(cells[6].split("/")[1]) > 0
+    for name in ("ratio-vs-size-never", "p999-vs-size-never"):
+        svg = ET.parse(tmp_path / f"growth-{name}.svg").getroot()
+        assert svg.findall("{http://www.w3.org/2000/svg}polyline")
+        assert f"growth-{name}.svg" in text
