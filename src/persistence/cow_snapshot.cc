@@ -255,24 +255,22 @@ bool CowSnapshot::DeferLargeString(const Entry* e) {
       e->str->len < kSnapshotByReferenceMin) {
     return false;
   }
-  if (e->expire_ms() != 0) {
-    writer_.Byte(rdb::kOpExpireTimeMs);
-    writer_.MillisecondTime(e->expire_ms());
-  }
-  writer_.Byte(RdbWriter::TypeOf(e));
-  writer_.String(e->Key());
+  WriteRdbKeyHeader(writer_, e);
   writer_.Flush();  // the key's bytes go before the value (Consume)
   if (writer_result_.load(std::memory_order_acquire) == 2) return true;  // failed: no more
   PinBlob(e->str);
-  const size_t n = e->str->len;
+  Enqueue({std::string(), e->str}, e->str->len);
+  return true;
+}
+
+void CowSnapshot::Enqueue(Queued q, size_t n) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back({std::string(), e->str});
+    queue_.push_back(std::move(q));
   }
   const size_t now_queued = queued_bytes_.fetch_add(n, std::memory_order_relaxed) + n;
   if (now_queued > peak_queued_bytes_) peak_queued_bytes_ = now_queued;
   cv_.notify_one();
-  return true;
 }
 
 void CowSnapshot::DropQueued() {
@@ -352,14 +350,8 @@ bool CowSnapshot::Consume(std::string* bytes) {
     bytes->clear();
     return true;
   }
-  size_t n = bytes->size();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back({std::move(*bytes), nullptr});
-  }
-  const size_t now_queued = queued_bytes_.fetch_add(n, std::memory_order_relaxed) + n;
-  if (now_queued > peak_queued_bytes_) peak_queued_bytes_ = now_queued;
-  cv_.notify_one();
+  const size_t n = bytes->size();
+  Enqueue({std::move(*bytes), nullptr}, n);
   bytes->clear();
   return true;
 }

@@ -165,6 +165,8 @@ class CowSnapshot final : public SnapshotObserver, private RdbSink {
   // A large string value's RDB encoding (LZF included) is left to the writer thread: the
   // value is pinned (store/blob_pins.h) and queued after its key; true when e was so saved.
   bool DeferLargeString(const Entry* e);
+  // Hands q (n bytes, or a value of n bytes) to the writer thread.
+  void Enqueue(Queued q, size_t n);
   // Unpins the values of queued items that will never be written (abort, failure).
   void DropQueued();
   std::deque<Queued> queue_;

@@ -447,13 +447,17 @@ void WriteRdbSelectDb(RdbWriter& w, int index, uint64_t size, uint64_t volatile_
   w.Length(volatile_count);
 }
 
-void WriteRdbKey(RdbWriter& w, const Entry* e) {
+void WriteRdbKeyHeader(RdbWriter& w, const Entry* e) {
   if (e->expire_ms() != 0) {
     w.Byte(rdb::kOpExpireTimeMs);
     w.MillisecondTime(e->expire_ms());
   }
   w.Byte(RdbWriter::TypeOf(e));
   w.String(e->Key());
+}
+
+void WriteRdbKey(RdbWriter& w, const Entry* e) {
+  WriteRdbKeyHeader(w, e);
   w.Value(e);
 }
 

@@ -110,6 +110,8 @@ void WriteRdbHeader(RdbWriter& w, const RdbAuxInfo& aux);
 void WriteRdbSelectDb(RdbWriter& w, int index, uint64_t size, uint64_t volatile_count,
                       bool resize);
 void WriteRdbKey(RdbWriter& w, const Entry* e);
+// What WriteRdbKey writes before the value: the expiry, the type byte and the key.
+void WriteRdbKeyHeader(RdbWriter& w, const Entry* e);
 
 // Writes a complete RDB file (header, aux fields, every database, EOF, checksum) to fd.
 // Returns false with *error on a write error. Runs in the BGSAVE child too: it reads the
