@@ -130,17 +130,13 @@ inline void SetStringArgument(CommandContext& ctx, Entry* e, std::string_view va
   SetStringValue(e, value);
 }
 
-Entry* StoreString(CommandContext& ctx, Entry* e, std::string_view key, std::string_view value,
-                   bool keep_ttl, bool will_expire = false) {
+// StoreString over a collection (rare): a big one is freed in the background and the key gets
+// a fresh entry; a small one is replaced where it is.
+[[gnu::noinline]] Entry* StoreStringOverCollection(CommandContext& ctx, Entry* e,
+                                                   std::string_view key, std::string_view value,
+                                                   bool keep_ttl, bool will_expire) {
   Db* db = ctx.db;
-  if (e == nullptr) {
-    e = db->Add(key, will_expire);
-    SetStringArgument(ctx, e, value);
-    return e;
-  }
-  if (!IsString(e) && FreeEffort(e) > kLazyFreeThreshold &&
-      ctx.server.config().lazyfree_lazy_server_del) {
-    // A big collection is freed in the background; the key gets a fresh entry.
+  if (FreeEffort(e) > kLazyFreeThreshold && ctx.server.config().lazyfree_lazy_server_del) {
     int64_t expire_ms = e->expire_ms();
     Entry* old = db->Detach(key);
     LazyFreeEntry(old);
@@ -149,9 +145,26 @@ Entry* StoreString(CommandContext& ctx, Entry* e, std::string_view key, std::str
     if (keep_ttl && expire_ms != 0) e = db->SetExpire(e, expire_ms);
     return e;
   }
-  // The common overwrite: the entry stays where it is and only its value changes.
   SetStringArgument(ctx, e, value);
   if (!keep_ttl && e->expire_ms() != 0) e = db->SetExpire(e, 0);
+  return e;
+}
+
+// Inline, with the rare case apart: the new key and the overwrite of a string are on every
+// SET's path.
+inline Entry* StoreString(CommandContext& ctx, Entry* e, std::string_view key,
+                          std::string_view value, bool keep_ttl, bool will_expire = false) {
+  if (e == nullptr) {
+    e = ctx.db->Add(key, will_expire);
+    SetStringArgument(ctx, e, value);
+    return e;
+  }
+  if (!IsString(e)) [[unlikely]] {
+    return StoreStringOverCollection(ctx, e, key, value, keep_ttl, will_expire);
+  }
+  // The common overwrite: the entry stays where it is and only its value changes.
+  SetStringArgument(ctx, e, value);
+  if (!keep_ttl && e->expire_ms() != 0) e = ctx.db->SetExpire(e, 0);
   return e;
 }
 

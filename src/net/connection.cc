@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "net/raw_syscalls.h"
 #include "net/tls_connection.h"
 #include "store/memory.h"
 
@@ -122,10 +123,12 @@ Connection::ReadResult Connection::Read(size_t room) {
     to = in_.get() + in_end_;
     filled = &in_end_;
     space = in_cap_ - in_end_;
+    if (after_big_arg_) [[unlikely]] space = std::min(space, std::max(room, kAfterBigArgRead));
   }
-  ssize_t n = recv(fd_, to, space, 0);
+  ssize_t n = RawRecv(fd_, to, space, 0);
   if (n > 0) {
     *filled += static_cast<size_t>(n);
+    after_big_arg_ = filled == &big_fill_ && big_fill_ == big_len_;
     bytes_read_ += static_cast<uint64_t>(n);
     return ReadResult::kData;
   }
@@ -258,7 +261,7 @@ Connection::WriteResult Connection::FlushPieces() {
     msghdr msg{};
     msg.msg_iov = iov;
     msg.msg_iovlen = static_cast<size_t>(count);
-    const ssize_t n = sendmsg(fd_, &msg, MSG_NOSIGNAL);
+    const ssize_t n = RawSendmsg(fd_, &msg, MSG_NOSIGNAL);
     if (n > 0) {
       AdvanceSent(static_cast<size_t>(n));
       continue;
@@ -301,7 +304,7 @@ Connection::WriteResult Connection::Flush() {
   if (!refs_.empty()) [[unlikely]] return FlushPieces();
   if (tls_ != nullptr) [[unlikely]] return FlushTls();
   while (out_sent_ < out_.size()) {
-    ssize_t n = send(fd_, out_.data() + out_sent_, out_.size() - out_sent_, MSG_NOSIGNAL);
+    ssize_t n = RawSend(fd_, out_.data() + out_sent_, out_.size() - out_sent_, MSG_NOSIGNAL);
     if (n > 0) {
       out_sent_ += static_cast<size_t>(n);
       bytes_written_ += static_cast<uint64_t>(n);

@@ -75,8 +75,12 @@ class Connection {
   // free in front for the string value's header), so SET can keep that allocation as the value
   // instead of copying it (Valkey does this from 32 KB). BeginBigArg moves the bytes of the
   // argument already read (from `at`, an offset into InputData(), to the end of the input)
-  // there; Read then fills it before anything else. `len` counts the CRLF.
+  // there; Read then fills it before anything else. `len` counts the CRLF. The read after a
+  // big argument's last byte takes at most kAfterBigArgRead bytes: in a stream of big values
+  // the next command's header then arrives with little of its value, which goes to a big
+  // argument of its own too instead of arriving whole in the input and being copied out.
   static constexpr size_t kBigArgMin = 32 * 1024;
+  static constexpr size_t kAfterBigArgRead = 4 * 1024;
   static constexpr size_t kBigArgHeadroom = 8;
   void BeginBigArg(size_t at, size_t len);
   bool HasBigArg() const { return big_ != nullptr; }
@@ -142,6 +146,7 @@ class Connection {
   size_t big_len_ = 0;   // the argument's bytes with the CRLF
   size_t big_fill_ = 0;  // of them, received
   size_t big_at_ = 0;    // offset from InputData() where its bytes were in the stream
+  bool after_big_arg_ = false;  // the next input read is capped (kAfterBigArgRead)
   uint64_t bytes_read_ = 0;
   uint64_t input_moved_ = 0;
   uint64_t bytes_written_ = 0;

@@ -278,6 +278,38 @@ TEST_F(ConnectionTest, BigArgumentIsReadIntoItsOwnBuffer) {
   ZFree(p);
 }
 
+// In a stream of big values, the read after a big argument takes only the next command's
+// start, so that command's value goes to a big argument too instead of arriving whole in the
+// input (and being copied out of it). One read only: the next is as large as ever.
+TEST_F(ConnectionTest, ReadAfterABigArgumentIsShort) {
+  const std::string head = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$40000\r\n";
+  const std::string value(40000, 'v');
+  PeerSend(head);
+  ReadAtLeast(head.size());
+  conn_->BeginBigArg(head.size(), value.size() + 2);
+  PeerSend(value + "\r\n" + head + value + "\r\n" + head);
+  while (!conn_->BigArgComplete()) ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  EXPECT_EQ(conn_->InputSize(), head.size() + Connection::kAfterBigArgRead);
+  ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  EXPECT_GT(conn_->InputSize(), head.size() + 2 * Connection::kAfterBigArgRead);
+  conn_->ReleaseBigArg();
+}
+
+// The parser's wish (room) still counts in that short read.
+TEST_F(ConnectionTest, ReadAfterABigArgumentTakesWhatTheParserWants) {
+  const std::string head = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$40000\r\n";
+  const std::string value(40000, 'v');
+  PeerSend(head);
+  ReadAtLeast(head.size());
+  conn_->BeginBigArg(head.size(), value.size() + 2);
+  PeerSend(value + "\r\n" + std::string(20000, 'x'));
+  while (!conn_->BigArgComplete()) ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  ASSERT_EQ(conn_->Read(10000), Connection::ReadResult::kData);
+  EXPECT_EQ(conn_->InputSize(), head.size() + 10000);
+  conn_->ReleaseBigArg();
+}
+
 TEST_F(ConnectionTest, BigArgumentCanGoBackIntoTheInput) {
   const std::string head = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$40000\r\n";
   const std::string value(40000, 'w');

@@ -6,6 +6,7 @@
 #include <cerrno>
 
 #include "common/clock.h"
+#include "net/raw_syscalls.h"
 
 namespace vireo {
 
@@ -36,7 +37,7 @@ void EventLoop::SetTimer(int64_t period_ms, std::function<void()> fn) {
 void EventLoop::PollIo(int timeout_ms) {
   constexpr int kMaxEvents = 256;
   struct epoll_event events[kMaxEvents];
-  int n = epoll_wait(epfd_, events, kMaxEvents, timeout_ms);
+  int n = RawEpollWait(epfd_, events, kMaxEvents, timeout_ms);
   for (int i = 0; i < n; ++i) {
     auto* w = static_cast<IoWatcher*>(events[i].data.ptr);
     uint32_t mask = 0;

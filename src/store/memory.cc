@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "common/huge_pages.h"
+#include "common/prefault.h"
 #include "store/malloc_count.h"
 
 #ifdef VIREO_USE_JEMALLOC
@@ -59,14 +60,17 @@ int g_plain_flags = 0;
 #endif
 
 void* ZMallocPlain(size_t n) {
+  void* p = nullptr;
 #ifdef VIREO_USE_JEMALLOC
   if (g_plain_flags != 0) {
-    void* p = mallocx(n ? n : 1, g_plain_flags);
+    p = mallocx(n ? n : 1, g_plain_flags);
     if (p == nullptr) OutOfMemory(n);
-    return p;
   }
 #endif
-  return ZMalloc(n);
+  if (p == nullptr) p = ZMalloc(n);
+  // The value is written whole right after: on a growing dataset its pages are all fresh.
+  if (n >= kPrefaultMin) PrefaultIfFresh(p, n);
+  return p;
 }
 
 size_t ZMallocSize(void* p) { return p ? malloc_usable_size(p) : 0; }

@@ -19,7 +19,8 @@ size_t ZMallocSize(void* p);      // usable size of an allocation
 // THP defrag "madvise", compacts memory for) a 2 MiB page at a time inside commands.
 constexpr size_t kPlainPagesMin = 4096;
 // ZMalloc on ordinary pages, outside the execution thread's huge-page arena (UseHugePageArena),
-// for allocations of at least kPlainPagesMin bytes; ZFree / ZRealloc as any other.
+// for allocations of at least kPlainPagesMin bytes; ZFree / ZRealloc as any other. From
+// kPrefaultMin bytes its fresh pages are faulted in with one system call (PrefaultIfFresh).
 void* ZMallocPlain(size_t n);
 // Bytes currently allocated by the process (jemalloc's stats.allocated, or our count of
 // glibc's blocks, see store/malloc_count.h).

@@ -179,6 +179,28 @@ def test_big_arguments_arriving_in_pieces(start_server, piece):
     assert rb.execute_command("DEBUG", "DIGEST-VALUE", "k3") == digest
 
 
+def test_a_pipelined_stream_of_big_values(server, r):
+    """Each read after a big argument is short (the next command's start), so read boundaries
+    fall everywhere in a stream of big SETs mixed with small commands: every value lands
+    whole and every reply in order."""
+    c = RawConnection(server.host, server.port)
+    values = [os.urandom(32_768 + i * 4_099) for i in range(24)]
+    cmds = []
+    for i, v in enumerate(values):
+        cmds.append(("SET", f"s{i}", v))
+        if i % 5 == 0:
+            cmds += [("INCR", "n"), ("GET", f"s{i}")]
+    c.send(b"".join(RawConnection.encode(*cmd) for cmd in cmds))
+    for i, v in enumerate(values):
+        assert c.read_reply() == "OK"
+        if i % 5 == 0:
+            assert c.read_reply() == i // 5 + 1
+            assert c.read_reply() == v
+    rb = server.client(decode_responses=False)
+    for i, v in enumerate(values):
+        assert rb.get(f"s{i}") == v
+
+
 def test_big_argument_of_a_paused_client_runs_after_unpause(server, r):
     r.client_pause(100_000, all=False)  # WRITE: the SET waits
     c = RawConnection(server.host, server.port)
