@@ -826,6 +826,7 @@ void Server::OnConfigChanged(std::string_view name) {
 void Server::Cron() {
   RefreshCommandTime();
   int64_t now = NowMs();
+  HugePageArenaCron();  // the huge pages a growing dataset went without (store/memory.h)
   if (pause_end_ms_ != 0 && now >= pause_end_ms_) {
     for (int p = 0; p < static_cast<int>(PausePurpose::kCount); ++p) {
       if (pauses_[p].end_ms != 0 && now >= pauses_[p].end_ms) {

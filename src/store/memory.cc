@@ -6,10 +6,15 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <thread>
+#include <vector>
 
+#include "common/clock.h"
 #include "common/huge_pages.h"
 #include "common/prefault.h"
+#include "store/huge_page_advice.h"
 #include "store/malloc_count.h"
 
 #ifdef VIREO_USE_JEMALLOC
@@ -158,6 +163,10 @@ namespace {
 extent_hooks_t* g_base_hooks = nullptr;  // jemalloc's default hooks, which ours wrap
 extent_hooks_t g_huge_hooks;
 std::atomic<size_t> g_huge_arena_mapped{0};
+HugePageAdvice g_advice;
+std::atomic<bool> g_collapsing{false};  // a collapse pass is running
+std::atomic<bool> g_collapse_unsupported{false};
+std::atomic<size_t> g_huge_pages_collapsed{0};
 // An idle server fits in the arena's first two extents (its metadata's and its first data
 // extent, 2 MiB each): advising them would add huge pages to a server that holds nothing.
 constexpr size_t kHugeArenaAdviseAfter = size_t{4} << 20;
@@ -174,8 +183,32 @@ void* HugeExtentAlloc(extent_hooks_t* /*hooks*/, void* new_addr, size_t size, si
   void* p = g_base_hooks->alloc(g_base_hooks, new_addr, size, alignment, zero, commit, arena_ind);
   if (p == nullptr) return nullptr;
   g_huge_arena_mapped.fetch_add(size, std::memory_order_relaxed);
-  if (advise) AdviseHugePages(p, size, 0);
+  // While the arena grows its extents are remembered instead (HugePageArenaCron).
+  if (advise && g_advice.OnExtentMapped(p, size, MonotonicUs() / 1000)) {
+    AdviseHugePages(p, size, 0);
+  }
   return p;
+}
+
+// Collapses what the arena mapped while it grew (store/huge_page_advice.h) on a thread of its
+// own, one pass at a time.
+void CollapseInBackground(std::vector<PageRange> ranges) {
+  std::thread([ranges = std::move(ranges)] {
+    size_t made = 0;
+    bool unsupported = false;
+    std::vector<PageRange> left = CollapseResident(ranges, &made, &unsupported);
+    g_huge_pages_collapsed.fetch_add(made, std::memory_order_relaxed);
+    if (unsupported) {
+      // No MADV_COLLAPSE (Linux < 6.1): advised as before, for khugepaged to collapse.
+      g_collapse_unsupported.store(true, std::memory_order_relaxed);
+      for (const PageRange& r : left) {
+        AdviseHugePages(reinterpret_cast<void*>(r.begin), r.end - r.begin, 0);
+      }
+    } else {
+      g_advice.Remember(left);
+    }
+    g_collapsing.store(false, std::memory_order_release);
+  }).detach();
 }
 
 }  // namespace
@@ -204,6 +237,38 @@ bool UseHugePageArena() {
 #else
   return false;
 #endif
+}
+
+void HugePageArenaCron() {
+#ifdef VIREO_USE_JEMALLOC
+  // MADV_COLLAPSE ignores the system's THP mode: "never" is honoured here.
+  static const bool thp_never = [] {
+    FILE* f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (f == nullptr) return true;
+    char mode[128] = {};
+    const size_t n = fread(mode, 1, sizeof(mode) - 1, f);
+    fclose(f);
+    return n == 0 || strstr(mode, "[never]") != nullptr;
+  }();
+  if (thp_never || g_collapse_unsupported.load(std::memory_order_relaxed) ||
+      g_collapsing.load(std::memory_order_acquire)) {
+    return;
+  }
+  std::vector<PageRange> ranges = g_advice.TakeIfQuiet(MonotonicUs() / 1000);
+  if (ranges.empty()) return;
+  g_collapsing.store(true, std::memory_order_relaxed);
+  CollapseInBackground(std::move(ranges));
+#endif
+}
+
+HugePageArenaFigures ReadHugePageArenaFigures() {
+  HugePageArenaFigures f;
+#ifdef VIREO_USE_JEMALLOC
+  f.remembered = g_advice.RememberedBytes();
+  f.collapsed = g_huge_pages_collapsed.load(std::memory_order_relaxed);
+  f.collapsing = g_collapsing.load(std::memory_order_acquire);
+#endif
+  return f;
 }
 
 void FlushThreadCache() {

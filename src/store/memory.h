@@ -42,7 +42,19 @@ void FlushThreadCache();
 // A lookup's entry load is a random read, and with 4 KB pages it nearly always misses the TLB
 // too. Only this arena is advised (jemalloc's thp:always would advise every arena and its
 // metadata, which costs an idle server megabytes). False without jemalloc.
+// Its extents mapped while the dataset grows are not advised but collapsed into huge pages
+// once it stops (store/huge_page_advice.h).
 bool UseHugePageArena();
+// From the server's cron: starts collapsing what the arena mapped while it grew, once it has
+// not grown for a while (a helper thread does it). No-op without jemalloc.
+void HugePageArenaCron();
+// What the arena left unadvised while it grew: bytes still to look at, huge pages collapsed so
+// far, and whether a collapse pass is running (tests, MEMORY STATS).
+struct HugePageArenaFigures {
+  size_t remembered = 0, collapsed = 0;
+  bool collapsing = false;
+};
+HugePageArenaFigures ReadHugePageArenaFigures();
 // Resident set size of the process, from /proc.
 size_t ResidentMemory();
 const char* AllocatorName();      // "jemalloc-5.3.0" / "libc"
