@@ -1,6 +1,8 @@
 #include "store/memory.h"
 
 #include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -194,6 +196,10 @@ void* HugeExtentAlloc(extent_hooks_t* /*hooks*/, void* new_addr, size_t size, si
 // own, one pass at a time.
 void CollapseInBackground(std::vector<PageRange> ranges) {
   std::thread([ranges = std::move(ranges)] {
+    // Only on a CPU nothing else wants: on a server sharing its core with this thread, a
+    // collapse pass would otherwise take half of it from commands for a second or more.
+    sched_param idle = {};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
     size_t made = 0;
     bool unsupported = false;
     std::vector<PageRange> left = CollapseResident(ranges, &made, &unsupported);
