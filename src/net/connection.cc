@@ -108,30 +108,43 @@ void Connection::ReturnBigArgToInput() {
 }
 
 Connection::ReadResult Connection::Read(size_t room) {
-  char* to;
-  size_t* filled;
-  size_t space;
-  if (big_ != nullptr && big_fill_ < big_len_) [[unlikely]] {
-    // Only the big argument's remaining bytes: what follows goes to the input buffer.
-    to = big_ + kBigArgHeadroom + big_fill_;
-    filled = &big_fill_;
-    space = big_len_ - big_fill_;
-  } else {
-    if (in_start_ == in_end_) in_start_ = in_end_ = 0;
-    ReserveInput(std::max(room, kReadChunk));
-    if (tls_ != nullptr) [[unlikely]] return ReadTls();
-    to = in_.get() + in_end_;
-    filled = &in_end_;
-    space = in_cap_ - in_end_;
-    if (after_big_arg_) [[unlikely]] space = std::min(space, std::max(room, kAfterBigArgRead));
-  }
-  ssize_t n = RawRecv(fd_, to, space, 0);
-  if (n > 0) {
-    *filled += static_cast<size_t>(n);
-    after_big_arg_ = filled == &big_fill_ && big_fill_ == big_len_;
-    bytes_read_ += static_cast<uint64_t>(n);
-    return ReadResult::kData;
-  }
+  if (big_ != nullptr && big_fill_ < big_len_) [[unlikely]] return ReadBigArg();
+  if (in_start_ == in_end_) in_start_ = in_end_ = 0;
+  ReserveInput(std::max(room, kReadChunk));
+  if (tls_ != nullptr) [[unlikely]] return ReadTls();
+  size_t space = in_cap_ - in_end_;
+  if (after_big_arg_) [[unlikely]] space = std::min(space, std::max(room, kAfterBigArgRead));
+  ssize_t n = RawRecv(fd_, in_.get() + in_end_, space, 0);
+  if (n <= 0) return ReadFailed(n);
+  in_end_ += static_cast<size_t>(n);
+  after_big_arg_ = false;
+  bytes_read_ += static_cast<uint64_t>(n);
+  return ReadResult::kData;
+}
+
+Connection::ReadResult Connection::ReadBigArg() {
+  // The argument's remaining bytes and, in the same call, the start of what follows it (at
+  // most kAfterBigArgRead bytes) into the input: a stream of big values costs one read each.
+  if (in_start_ == in_end_) in_start_ = in_end_ = 0;
+  ReserveInput(kAfterBigArgRead);
+  const size_t want = big_len_ - big_fill_;
+  iovec iov[2] = {{big_ + kBigArgHeadroom + big_fill_, want},
+                  {in_.get() + in_end_, std::min(in_cap_ - in_end_, kAfterBigArgRead)}};
+  msghdr msg = {};
+  msg.msg_iov = iov;
+  msg.msg_iovlen = 2;
+  ssize_t n = RawRecvmsg(fd_, &msg, 0);
+  if (n <= 0) return ReadFailed(n);
+  const size_t to_big = std::min(static_cast<size_t>(n), want);
+  big_fill_ += to_big;
+  in_end_ += static_cast<size_t>(n) - to_big;
+  bytes_read_ += static_cast<uint64_t>(n);
+  // Completed with nothing after it yet: the next read is the short one.
+  after_big_arg_ = big_fill_ == big_len_ && static_cast<size_t>(n) == to_big;
+  return ReadResult::kData;
+}
+
+Connection::ReadResult Connection::ReadFailed(ssize_t n) {
   if (n == 0) return ReadResult::kClosed;
   if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return ReadResult::kWouldBlock;
   return ReadResult::kError;

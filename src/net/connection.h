@@ -112,6 +112,8 @@ class Connection {
   void ReserveInput(size_t n);
   void FreeBigArg();
   ReadResult ReadTls();
+  ReadResult ReadBigArg();  // Read while a big argument is still arriving
+  ReadResult ReadFailed(ssize_t n);
   WriteResult FlushTls();
   // Everything was written: the buffer is reset (and shrunk when big).
   WriteResult OutputDrained();

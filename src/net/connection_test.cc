@@ -265,7 +265,8 @@ TEST_F(ConnectionTest, BigArgumentIsReadIntoItsOwnBuffer) {
   EXPECT_EQ(conn_->QueryBytes(), head.size() + 1000);
   PeerSend(value.substr(1000) + "\r\n*1\r\n$4\r\nPING\r\n");
   while (!conn_->BigArgComplete()) ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
-  EXPECT_EQ(Input(), head);  // nothing past the argument yet
+  // What follows the argument may come with its last bytes, into the input.
+  EXPECT_TRUE(Input() == head || Input() == head + "*1\r\n$4\r\nPING\r\n") << Input();
   EXPECT_EQ(std::string_view(conn_->BigArgData(), value.size()), value);
   ReadAtLeast(head.size() + 14);
   EXPECT_EQ(Input(), head + "*1\r\n$4\r\nPING\r\n");
@@ -289,7 +290,11 @@ TEST_F(ConnectionTest, ReadAfterABigArgumentIsShort) {
   conn_->BeginBigArg(head.size(), value.size() + 2);
   PeerSend(value + "\r\n" + head + value + "\r\n" + head);
   while (!conn_->BigArgComplete()) ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
-  ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  // The read that completes the argument takes the next command's start with it (one call),
+  // or, when it took nothing more, the next read takes it.
+  if (conn_->InputSize() == head.size()) {
+    ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  }
   EXPECT_EQ(conn_->InputSize(), head.size() + Connection::kAfterBigArgRead);
   ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
   EXPECT_GT(conn_->InputSize(), head.size() + 2 * Connection::kAfterBigArgRead);
@@ -303,8 +308,16 @@ TEST_F(ConnectionTest, ReadAfterABigArgumentTakesWhatTheParserWants) {
   PeerSend(head);
   ReadAtLeast(head.size());
   conn_->BeginBigArg(head.size(), value.size() + 2);
-  PeerSend(value + "\r\n" + std::string(20000, 'x'));
-  while (!conn_->BigArgComplete()) ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  // The argument's last byte comes alone: the one after it is read apart.
+  PeerSend(value.substr(0, value.size() - 1));
+  while (conn_->QueryBytes() - head.size() < value.size() - 1) {
+    ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  }
+  PeerSend(value.substr(value.size() - 1) + "\r\n");
+  ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  ASSERT_TRUE(conn_->BigArgComplete());
+  EXPECT_EQ(conn_->InputSize(), head.size());
+  PeerSend(std::string(20000, 'x'));
   ASSERT_EQ(conn_->Read(10000), Connection::ReadResult::kData);
   EXPECT_EQ(conn_->InputSize(), head.size() + 10000);
   conn_->ReleaseBigArg();

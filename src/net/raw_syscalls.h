@@ -1,5 +1,5 @@
-// The event loop's socket system calls without glibc's cancellation wrapper. recv, send,
-// sendmsg and epoll_wait are cancellation points: once the process has a second thread
+// The event loop's socket system calls without glibc's cancellation wrapper. recv, recvmsg,
+// send, sendmsg and epoll_wait are cancellation points: once the process has a second thread
 // (jemalloc's background purger, the I/O threads, lazy free), glibc enables and then disables
 // asynchronous cancellation around every call, some twenty instructions each, on the path of
 // every pipeline. Vireo never cancels a thread, so these enter the kernel directly (syscall(2),
@@ -44,6 +44,14 @@ inline ssize_t RawSendmsg(int fd, const msghdr* msg, int flags) {
   return sendmsg(fd, msg, flags);
 #else
   return syscall(SYS_sendmsg, fd, msg, flags);
+#endif
+}
+
+inline ssize_t RawRecvmsg(int fd, msghdr* msg, int flags) {
+#ifdef VIREO_LIBC_SOCKET_CALLS
+  return recvmsg(fd, msg, flags);
+#else
+  return syscall(SYS_recvmsg, fd, msg, flags);
 #endif
 }
 
