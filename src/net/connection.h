@@ -85,6 +85,7 @@ class Connection {
   void BeginBigArg(size_t at, size_t len);
   bool HasBigArg() const { return big_ != nullptr; }
   bool BigArgComplete() const { return big_ != nullptr && big_fill_ == big_len_; }
+  bool BigArgArriving() const { return big_ != nullptr && big_fill_ < big_len_; }
   const char* BigArgData() const { return big_ + kBigArgHeadroom; }
   // The allocation, handed over (the caller frees it with ZFree) when `arg` is the big
   // argument; nullptr otherwise. *size: the allocation's size.

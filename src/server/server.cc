@@ -367,6 +367,19 @@ void Server::MaybeReadBigArg(Client* c) {
   if (c->conn.InputSize() - at < len + 2) c->conn.BeginBigArg(at, len + 2);
 }
 
+bool Server::ReadMoreOfBigArg(Client* c, int* reads) {
+  // The pipeline's next values are often in the socket already; without this, each one would
+  // wait for the next event-loop turn and be answered with a write of its own.
+  if (*reads >= kBigArgReadsPerPass || !c->conn.BigArgArriving() ||
+      (c->flags & (kClientCloseAfterReply | kClientCloseAsap | kClientPaused | kClientBlocked)) ||
+      static_cast<int64_t>(c->conn.QueryBytes()) > config_.client_query_buffer_limit) {
+    return false;
+  }
+  ++*reads;
+  // An end or error is left to the next event, which reports it again.
+  return c->conn.Read(0) == Connection::ReadResult::kData;
+}
+
 RequestParser::Result Server::ParseWithBigArg(Client* c, const ParserLimits& limits,
                                               size_t* consumed, size_t* request_extra) {
   if (!c->parser.InProgress()) {
@@ -425,6 +438,7 @@ void Server::ProcessInput(Client* c) {
     c->io_parsed = 0;
     c->io_hashed = false;
   }
+  int big_arg_reads = 0;
   while (c->conn.InputSize() > 0 && !(c->flags & (kClientCloseAfterReply | kClientCloseAsap |
                                                   kClientPaused | kClientBlocked))) {
     if (limits.authenticated != c->authenticated) {
@@ -466,6 +480,8 @@ void Server::ProcessInput(Client* c) {
     }
     if (r == RequestParser::Result::kIncomplete) {
       MaybeReadBigArg(c);
+      // (Nothing is parsed ahead here, so the read may move the input.)
+      if (ReadMoreOfBigArg(c, &big_arg_reads)) continue;
       break;
     }
     if (r == RequestParser::Result::kError) {

@@ -360,6 +360,11 @@ class Server {
   // A big bulk argument still arriving is read into a buffer of its own from now on (SET keeps
   // it as the value without a copy; net/connection.h).
   void MaybeReadBigArg(Client* c);
+  // With a big argument still arriving after ProcessInput's commands: reads on (true when
+  // bytes came) so that a pipeline of big values is answered in one pass, within a budget of
+  // kBigArgReadsPerPass reads per pass (*reads counts them).
+  static constexpr int kBigArgReadsPerPass = 16;
+  bool ReadMoreOfBigArg(Client* c, int* reads);
   // ProcessInput's parse while c has a big argument: hands it to the parser once complete, or
   // frees it once its command has run; *request_extra: its bytes, on a command.
   RequestParser::Result ParseWithBigArg(Client* c, const ParserLimits& limits, size_t* consumed,
