@@ -367,7 +367,7 @@ void Server::MaybeReadBigArg(Client* c) {
   if (c->conn.InputSize() - at < len + 2) c->conn.BeginBigArg(at, len + 2);
 }
 
-bool Server::ReadMoreOfBigArg(Client* c, int* reads) {
+[[gnu::noinline]] bool Server::ReadMoreOfBigArg(Client* c, int* reads) {
   // The pipeline's next values are often in the socket already; without this, each one would
   // wait for the next event-loop turn and be answered with a write of its own.
   if (*reads >= kBigArgReadsPerPass || !c->conn.BigArgArriving() ||
@@ -481,7 +481,7 @@ void Server::ProcessInput(Client* c) {
     if (r == RequestParser::Result::kIncomplete) {
       MaybeReadBigArg(c);
       // (Nothing is parsed ahead here, so the read may move the input.)
-      if (ReadMoreOfBigArg(c, &big_arg_reads)) continue;
+      if (c->conn.HasBigArg() && ReadMoreOfBigArg(c, &big_arg_reads)) [[unlikely]] continue;
       break;
     }
     if (r == RequestParser::Result::kError) {

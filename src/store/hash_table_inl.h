@@ -173,8 +173,11 @@ void HashTable<Node>::PrefetchChain(uint64_t hash) const {
   }
 }
 
+// Inlined into the pipeline loop (Server::ProcessInput), where a call per command costs more
+// than the check itself.
 template <typename Node>
-void HashTable<Node>::PrefetchPastHead(std::string_view key, uint64_t hash) const {
+[[gnu::always_inline]] inline void HashTable<Node>::PrefetchPastHead(std::string_view key,
+                                                                      uint64_t hash) const {
   using hash_table_internal::KeyEquals;
   using hash_table_internal::NextOf;
   if (buckets_[0] == nullptr) return;
