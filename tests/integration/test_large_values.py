@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import RawConnection
+from conftest import RawConnection, wait_for
 
 BIG = 100_000
 # More than the kernel's socket buffers take (several MB on loopback), so replies stay queued.
@@ -199,6 +199,28 @@ def test_a_pipelined_stream_of_big_values(server, r):
     rb = server.client(decode_responses=False)
     for i, v in enumerate(values):
         assert rb.get(f"s{i}") == v
+
+
+def test_a_blocked_client_stops_reading_on_its_big_values(server, r):
+    """Big values are read on within one pass (ProcessInput), but not past a command that
+    blocks: the values after it wait in the socket and run, in order, once it is served."""
+    c = RawConnection(server.host, server.port)
+    values = [os.urandom(60_000 + i) for i in range(4)]
+    cmds = [("SET", "b0", values[0]), ("BLPOP", "blist", "0"),
+            ("SET", "b1", values[1]), ("SET", "b2", values[2]), ("GET", "b1"),
+            ("SET", "b3", values[3])]
+    c.send(b"".join(RawConnection.encode(*cmd) for cmd in cmds))
+    assert c.read_reply() == "OK"
+    assert wait_for(lambda: r.info("clients")["blocked_clients"] == 1)
+    assert r.exists("b1", "b2", "b3") == 0
+    r.lpush("blist", "x")
+    assert c.read_reply() == [b"blist", b"x"]
+    assert c.read_reply() == "OK"
+    assert c.read_reply() == "OK"
+    assert c.read_reply() == values[1]
+    assert c.read_reply() == "OK"
+    rb = server.client(decode_responses=False)
+    assert [rb.get(f"b{i}") for i in range(4)] == values
 
 
 def test_big_argument_of_a_paused_client_runs_after_unpause(server, r):
