@@ -343,16 +343,23 @@ void Server::HandleRead(Client* c, Connection::ReadResult r) {
   if (c->conn.tls() != nullptr && !c->tls_peer_checked) [[unlikely]] {
     LoginFromCertificate(c);
   }
-  // The master's stream and an atomic migration's stream are exempt, as Valkey's primary.
-  if (static_cast<int64_t>(c->conn.QueryBytes()) > config_.client_query_buffer_limit &&
-      !(c->flags & kClientMaster) && c->migration == nullptr) {
-    LogWarning("Closing client that reached max query buffer length: id=%llu addr=%s",
-               static_cast<unsigned long long>(c->id), c->addr.c_str());
-    ++stats_.client_query_buffer_limit_disconnections;
+  if (QueryBufferOverLimit(c)) {
     FreeClient(c);
     return;
   }
   ProcessInput(c);
+}
+
+bool Server::QueryBufferOverLimit(Client* c) {
+  // The master's stream and an atomic migration's stream are exempt, as Valkey's primary.
+  if (static_cast<int64_t>(c->conn.QueryBytes()) <= config_.client_query_buffer_limit ||
+      (c->flags & kClientMaster) || c->migration != nullptr) {
+    return false;
+  }
+  LogWarning("Closing client that reached max query buffer length: id=%llu addr=%s",
+             static_cast<unsigned long long>(c->id), c->addr.c_str());
+  ++stats_.client_query_buffer_limit_disconnections;
+  return true;
 }
 
 void Server::MaybeReadBigArg(Client* c) {
@@ -371,13 +378,18 @@ void Server::MaybeReadBigArg(Client* c) {
   // The pipeline's next values are often in the socket already; without this, each one would
   // wait for the next event-loop turn and be answered with a write of its own.
   if (*reads >= kBigArgReadsPerPass || !c->conn.BigArgArriving() ||
-      (c->flags & (kClientCloseAfterReply | kClientCloseAsap | kClientPaused | kClientBlocked)) ||
-      static_cast<int64_t>(c->conn.QueryBytes()) > config_.client_query_buffer_limit) {
+      (c->flags & (kClientCloseAfterReply | kClientCloseAsap | kClientPaused | kClientBlocked))) {
     return false;
   }
   ++*reads;
   // An end or error is left to the next event, which reports it again.
-  return c->conn.Read(0) == Connection::ReadResult::kData;
+  if (c->conn.Read(0) != Connection::ReadResult::kData) return false;
+  // HandleRead's check, for this read (no other event may come: the client may wait).
+  if (QueryBufferOverLimit(c)) {
+    CloseClientAsync(c);
+    return false;
+  }
+  return true;
 }
 
 RequestParser::Result Server::ParseWithBigArg(Client* c, const ParserLimits& limits,

@@ -365,6 +365,9 @@ class Server {
   // kBigArgReadsPerPass reads per pass (*reads counts them).
   static constexpr int kBigArgReadsPerPass = 16;
   bool ReadMoreOfBigArg(Client* c, int* reads);
+  // Whether c's unparsed input is past client-query-buffer-limit (logged and counted then; the
+  // caller closes it).
+  bool QueryBufferOverLimit(Client* c);
   // ProcessInput's parse while c has a big argument: hands it to the parser once complete, or
   // frees it once its command has run; *request_extra: its bytes, on a command.
   RequestParser::Result ParseWithBigArg(Client* c, const ParserLimits& limits, size_t* consumed,
