@@ -376,9 +376,19 @@ void Server::MaybeReadBigArg(Client* c) {
 
 [[gnu::noinline]] bool Server::ReadMoreOfBigArg(Client* c, int* reads) {
   // The pipeline's next values are often in the socket already; without this, each one would
-  // wait for the next event-loop turn and be answered with a write of its own.
-  if (*reads >= kBigArgReadsPerPass || !c->conn.BigArgArriving() ||
+  // wait for the next event-loop turn and be answered with a write of its own. Only for a
+  // client alone in its turn: reading on for one while others wait puts their first replies
+  // behind its whole pipeline (SET -d 65536 -P 16 from 50 clients: 1.9x Valkey's throughput,
+  // but twice its p99).
+  if (io_running_.size() > 1 || *reads >= kBigArgReadsPerPass || !c->conn.BigArgArriving() ||
       (c->flags & (kClientCloseAfterReply | kClientCloseAsap | kClientPaused | kClientBlocked))) {
+    return false;
+  }
+  // The replies so far go out before reading on (once a pass), so the pipeline's first reply
+  // does not wait for the rest of its values; the others leave together at the end.
+  if (*reads == 0 && c->conn.PendingOutput() > 0 &&
+      c->conn.Flush() == Connection::WriteResult::kError) {
+    CloseClientAsync(c);
     return false;
   }
   ++*reads;

@@ -360,9 +360,9 @@ class Server {
   // A big bulk argument still arriving is read into a buffer of its own from now on (SET keeps
   // it as the value without a copy; net/connection.h).
   void MaybeReadBigArg(Client* c);
-  // With a big argument still arriving after ProcessInput's commands: reads on (true when
-  // bytes came) so that a pipeline of big values is answered in one pass, within a budget of
-  // kBigArgReadsPerPass reads per pass (*reads counts them).
+  // With a big argument still arriving after ProcessInput's commands, for a client alone in
+  // its event-loop turn: reads on (true when bytes came) so that a pipeline of big values is
+  // answered in one pass, within a budget of kBigArgReadsPerPass reads (*reads counts them).
   static constexpr int kBigArgReadsPerPass = 16;
   bool ReadMoreOfBigArg(Client* c, int* reads);
   // Whether c's unparsed input is past client-query-buffer-limit (logged and counted then; the
