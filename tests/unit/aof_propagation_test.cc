@@ -25,7 +25,10 @@ class PropagationTest : public CommandTest {
     CommandTest::SetUp();
     server_->propagator().AddSink(&sink_);
   }
-  void TearDown() override { server_->propagator().RemoveSink(&sink_); }
+  void TearDown() override {
+    server_->propagator().RemoveSink(&sink_);
+    CommandTest::TearDown();
+  }
   std::vector<std::string> Take() {
     std::vector<std::string> out;
     out.swap(sink_.lines);

@@ -230,6 +230,7 @@ class BitmapCommandsTest : public CommandTest {
         e->SetType(ObjType::kString, Encoding::kInt);
       }
     });
+    CommandTest::TearDown();
   }
   static std::string Array(std::initializer_list<std::string> items) {
     std::string s = "*" + std::to_string(items.size()) + "\r\n";

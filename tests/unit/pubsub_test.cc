@@ -21,6 +21,7 @@ class PubSubTest : public CommandTest {
   void TearDown() override {
     server_->pubsub().RemoveClient(client_.get());
     server_->pubsub().RemoveClient(other_.get());
+    CommandTest::TearDown();
   }
 
   // Runs a command as the second client; returns its reply (and clears its output).

@@ -41,6 +41,7 @@ class StringsTest : public CommandTest {
         e->SetType(ObjType::kString, Encoding::kInt);
       }
     });
+    CommandTest::TearDown();
   }
   static std::string InvalidExpire(const std::string& cmd) {
     return Err("ERR invalid expire time in '" + cmd + "' command");
