@@ -130,23 +130,21 @@ inline void SetStringArgument(CommandContext& ctx, Entry* e, std::string_view va
   SetStringValue(e, value);
 }
 
-// StoreString over a collection (rare): a big one is freed in the background and the key gets
-// a fresh entry; a small one is replaced where it is.
-[[gnu::noinline]] Entry* StoreStringOverCollection(CommandContext& ctx, Entry* e,
-                                                   std::string_view key, std::string_view value,
-                                                   bool keep_ttl, bool will_expire) {
-  Db* db = ctx.db;
-  if (FreeEffort(e) > kLazyFreeThreshold && ctx.server.config().lazyfree_lazy_server_del) {
-    int64_t expire_ms = e->expire_ms();
-    Entry* old = db->Detach(key);
-    LazyFreeEntry(old);
-    e = db->Add(key, will_expire || (keep_ttl && expire_ms != 0));
-    SetStringArgument(ctx, e, value);
-    if (keep_ttl && expire_ms != 0) e = db->SetExpire(e, expire_ms);
-    return e;
+// StoreString over a collection big enough to free in the background (rare): the key gets a
+// fresh entry holding value. nullptr when e is not such a collection.
+[[gnu::noinline]] Entry* ReplaceBigCollection(CommandContext& ctx, Entry* e, std::string_view key,
+                                              std::string_view value, bool keep_ttl,
+                                              bool will_expire) {
+  if (FreeEffort(e) <= kLazyFreeThreshold || !ctx.server.config().lazyfree_lazy_server_del) {
+    return nullptr;
   }
+  Db* db = ctx.db;
+  int64_t expire_ms = e->expire_ms();
+  Entry* old = db->Detach(key);
+  LazyFreeEntry(old);
+  e = db->Add(key, will_expire || (keep_ttl && expire_ms != 0));
   SetStringArgument(ctx, e, value);
-  if (!keep_ttl && e->expire_ms() != 0) e = db->SetExpire(e, 0);
+  if (keep_ttl && expire_ms != 0) e = db->SetExpire(e, expire_ms);
   return e;
 }
 
@@ -160,7 +158,9 @@ inline Entry* StoreString(CommandContext& ctx, Entry* e, std::string_view key,
     return e;
   }
   if (!IsString(e)) [[unlikely]] {
-    return StoreStringOverCollection(ctx, e, key, value, keep_ttl, will_expire);
+    if (Entry* fresh = ReplaceBigCollection(ctx, e, key, value, keep_ttl, will_expire)) {
+      return fresh;
+    }
   }
   // The common overwrite: the entry stays where it is and only its value changes.
   SetStringArgument(ctx, e, value);

@@ -13,12 +13,10 @@
 
 #include <csignal>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#include "common/sanitizers.h"
+
+#ifdef VIREO_SANITIZED
 #define VIREO_LIBC_SOCKET_CALLS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define VIREO_LIBC_SOCKET_CALLS 1
-#endif
 #endif
 
 namespace vireo {

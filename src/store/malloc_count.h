@@ -8,12 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#include "common/sanitizers.h"
+
+#ifdef VIREO_SANITIZED
 #define VIREO_SANITIZER_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define VIREO_SANITIZER_MALLOC 1
-#endif
 #endif
 
 #if !defined(VIREO_USE_JEMALLOC) && !defined(VIREO_SANITIZER_MALLOC) && defined(__GLIBC__)

@@ -8,7 +8,7 @@ import time
 import pytest
 import redis
 
-from conftest import RespError
+from conftest import RespError, wait_for
 
 TOO_LONG = "string exceeds maximum allowed size (proto-max-bulk-len)"
 
@@ -243,3 +243,28 @@ def test_proto_max_bulk_len_limits_growth(start_server):
     c.mset({"a": "a" * 600, "b": "a" * 600})
     assert (error_of(c, "LCS", "a", "b", "LEN")
             == "Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
+
+
+def test_set_over_a_collection(start_server):
+    """SET replaces a value of any type: a big collection is freed in the background (with
+    lazyfree-lazy-server-del) and the key gets a fresh entry, a small one is replaced in place;
+    the TTL goes unless KEEPTTL, as for strings."""
+    r = start_server("--lazyfree-lazy-server-del", "yes").client()
+    r.hset("big", mapping={f"f{i}": "v" * 100 for i in range(1000)})
+    r.expire("big", 1000)
+    r.hset("big2", mapping={f"f{i}": "v" * 100 for i in range(1000)})
+    r.expire("big2", 1000)
+    r.rpush("small", "a", "b")
+    r.expire("small", 1000)
+    before = r.info("memory")["lazyfreed_objects"]
+    assert r.set("big", "s1") is True
+    assert r.get("big") == "s1" and r.type("big") == "string" and r.ttl("big") == -1
+    assert r.set("big2", "s2", keepttl=True) is True
+    assert r.get("big2") == "s2" and 0 < r.ttl("big2") <= 1000
+    assert wait_for(lambda: r.info("memory")["lazyfreed_objects"] >= before + 2)
+    assert r.set("small", "s3") is True
+    assert r.get("small") == "s3" and r.ttl("small") == -1
+    r.rpush("small2", "a")
+    r.expire("small2", 1000)
+    assert r.set("small2", "x" * 40000, keepttl=True) is True
+    assert r.strlen("small2") == 40000 and 0 < r.ttl("small2") <= 1000
