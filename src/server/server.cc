@@ -385,11 +385,14 @@ void Server::MaybeReadBigArg(Client* c) {
     return false;
   }
   // The replies so far go out before reading on (once a pass), so the pipeline's first reply
-  // does not wait for the rest of its values; the others leave together at the end.
-  if (*reads == 0 && c->conn.PendingOutput() > 0 &&
-      c->conn.Flush() == Connection::WriteResult::kError) {
-    CloseClientAsync(c);
-    return false;
+  // does not wait for the rest of its values; the others leave together at the end. As at the
+  // end of a turn, the AOF is written (and fsynced per policy) before any reply leaves.
+  if (*reads == 0 && c->conn.PendingOutput() > 0) {
+    if (aof_ != nullptr) aof_->BeforeReplies();
+    if (c->conn.Flush() == Connection::WriteResult::kError) {
+      CloseClientAsync(c);
+      return false;
+    }
   }
   ++*reads;
   // An end or error is left to the next event, which reports it again.

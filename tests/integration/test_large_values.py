@@ -5,6 +5,7 @@ was when the command ran, and every byte count (CLIENT LIST, COMMANDLOG) include
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -199,6 +200,26 @@ def test_a_pipelined_stream_of_big_values(server, r):
     rb = server.client(decode_responses=False)
     for i, v in enumerate(values):
         assert rb.get(f"s{i}") == v
+
+
+@pytest.mark.parametrize("fsync", ["always", "everysec"])
+def test_replies_sent_while_reading_on_follow_the_aof(start_server, fsync):
+    """Reading on for a big argument sends the replies so far first; under AOF they must not
+    leave before their commands are in the file (a turn's replies go out after the AOF write).
+    The DEBUG SLEEP after the big SET holds the pass: a reply sent early is then read while
+    its command is still only in the server's AOF buffer."""
+    s = start_server("--appendonly", "yes", "--appendfsync", fsync,
+                     "--enable-debug-command", "yes")
+    incr = Path(s.dir) / "appendonlydir" / "appendonly.aof.1.incr.aof"
+    assert wait_for(lambda: incr.exists())
+    c = RawConnection(s.host, s.port)
+    c.send(RawConnection.encode("SET", "first", "v") +
+           RawConnection.encode("SET", "big", b"b" * 300_000) +
+           RawConnection.encode("DEBUG", "SLEEP", "1"))
+    assert c.read_reply() == "OK"
+    assert b"first" in incr.read_bytes()
+    assert c.read_reply() == "OK"
+    assert c.read_reply() == "OK"
 
 
 def test_a_blocked_client_stops_reading_on_its_big_values(server, r):
