@@ -1,7 +1,10 @@
 """bench/matrix: every point of the matrix gets a table row for SET and GET from both
 servers, and the SVG charts hold one line per server and test."""
+import importlib.machinery
+import importlib.util
 import os
 import subprocess
+import types
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -35,6 +38,20 @@ def test_matrix_table_and_charts(tmp_path):
         assert len(lines) == 4  # vireo/redis x SET/GET
         assert all(len(p.get("points").split()) == 2 for p in lines)
         assert f"matrix-{name}.svg" in (tmp_path / "m.md").read_text()
+
+
+def test_bytes_caps_requests_as_values_grow():
+    """--bytes keeps a 64 KB point's run (and the data each server holds) near the cap."""
+    loader = importlib.machinery.SourceFileLoader("bench_matrix",
+                                                  str(REPO_ROOT / "bench" / "matrix"))
+    matrix = importlib.util.module_from_spec(importlib.util.spec_from_loader("bench_matrix", loader))
+    loader.exec_module(matrix)
+    opts = types.SimpleNamespace(n=200000, r=150000, bytes=2 << 30)
+    assert matrix.requests(opts, 65536) == (32768, 32768)
+    assert matrix.requests(opts, 16384) == (131072, 131072)
+    assert matrix.requests(opts, 1024) == (200000, 150000)
+    opts.bytes = None
+    assert matrix.requests(opts, 65536) == (200000, 150000)
 
 
 @pytest.mark.skipif(not os.path.exists(REDIS_SERVER), reason="no redis-server")
