@@ -27,7 +27,11 @@ bool HugePageAdvice::OnExtentMapped(void* p, size_t size, int64_t now_ms) {
 
 std::vector<PageRange> HugePageAdvice::TakeIfQuiet(int64_t now_ms) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (pending_.empty() || now_ms - last_extent_ms_ < quiet_ms_) return {};
+  if (pending_.empty() || now_ms - last_extent_ms_ < quiet_ms_ ||
+      last_extent_ms_ == taken_through_ms_) {
+    return {};
+  }
+  taken_through_ms_ = last_extent_ms_;
   std::vector<PageRange> out;
   out.swap(pending_);
   return out;

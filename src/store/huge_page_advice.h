@@ -38,7 +38,9 @@ class HugePageAdvice {
   // is remembered.
   bool OnExtentMapped(void* p, size_t size, int64_t now_ms);
   // The remembered ranges, handed over, once no extent has been mapped for the quiet time;
-  // empty before that (or when nothing is remembered).
+  // empty before that, when nothing is remembered, or when nothing was mapped since the last
+  // hand-over (what came back then waits for the next growth: looking again every periodic
+  // tick cost a thread and a scan of the sparse memory ten times a second, for ever).
   std::vector<PageRange> TakeIfQuiet(int64_t now_ms);
   // Ranges handed back to be looked at again after the next growth.
   void Remember(const std::vector<PageRange>& ranges);
@@ -49,6 +51,7 @@ class HugePageAdvice {
   const int64_t quiet_ms_;
   bool mapped_any_ = false;
   int64_t last_extent_ms_ = 0;
+  int64_t taken_through_ms_ = -1;  // last_extent_ms_ at the last hand-over
   std::vector<PageRange> pending_;
 };
 

@@ -34,6 +34,9 @@ TEST(HugePageAdvice, ExtentsOfAGrowingArenaWaitForItToBeQuiet) {
   // Handed back: taken again after the next quiet spell.
   advice.Remember({taken[1]});
   EXPECT_EQ(advice.RememberedBytes(), 0x600000u);
+  // Not taken again while the arena does not grow: the sparse parts stay sparse.
+  EXPECT_TRUE(advice.TakeIfQuiet(9100).empty());
+  EXPECT_TRUE(advice.TakeIfQuiet(9400).empty());
   EXPECT_TRUE(advice.OnExtentMapped(At(0x2000000), 0x200000, 9500));   // quiet since 6900
   EXPECT_FALSE(advice.OnExtentMapped(At(0x2200000), 0x200000, 9600));  // growing again
   EXPECT_TRUE(advice.TakeIfQuiet(10000).empty());
