@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 import redis
 
+from conftest import wait_for
+
 REDIS_SERVER = "/usr/bin/redis-server"
 need_redis = pytest.mark.skipif(not os.path.exists(REDIS_SERVER), reason="no redis-server")
 
@@ -272,8 +274,9 @@ def test_bgrewriteaof_under_write_load(start_server):
         time.sleep(0.1)
     before = digest(c)
     assert c.info("persistence")["aof_rewrites"] >= 1
-    names = sorted(os.listdir(aof_dir(s)))
-    assert "appendonly.aof.1.base.rdb" not in names and "appendonly.aof.1.incr.aof" not in names
+    # The replaced files are unlinked in the background, after the rewrite ends.
+    assert wait_for(lambda: not {"appendonly.aof.1.base.rdb", "appendonly.aof.1.incr.aof"} &
+                    set(os.listdir(aof_dir(s))))
     c = restart(s)
     assert digest(c) == before
     assert int(c.get("counter")) == c.llen("log")
