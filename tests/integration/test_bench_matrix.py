@@ -78,3 +78,19 @@ def test_growth_table_and_charts(tmp_path):
         svg = ET.parse(tmp_path / f"growth-{name}.svg").getroot()
         assert svg.findall("{http://www.w3.org/2000/svg}polyline")
         assert f"growth-{name}.svg" in text
+
+
+def test_rounds_alternate_which_server_goes_first():
+    """Every other round runs the servers in reverse order (bench/compare round_order), so
+    neither always grows first into memory another process just freed."""
+    loader = importlib.machinery.SourceFileLoader("bench_compare",
+                                                  str(REPO_ROOT / "bench" / "compare"))
+    compare = importlib.util.module_from_spec(importlib.util.spec_from_loader("bench_compare",
+                                                                              loader))
+    loader.exec_module(compare)
+    servers = {"vireo": 1, "redis": 2}
+    assert compare.round_order(servers, 0) == ["vireo", "redis"]
+    assert compare.round_order(servers, 1) == ["redis", "vireo"]
+    assert compare.round_order(servers, 2) == ["vireo", "redis"]
+    assert compare.round_order({"vireo": 1, "redis": 2, "ceiling": 3}, 1) == \
+        ["ceiling", "redis", "vireo"]
