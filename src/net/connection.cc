@@ -70,7 +70,7 @@ void Connection::ReserveInput(size_t n) {
 }
 
 void Connection::BeginBigArg(size_t at, size_t len) {
-  big_ = static_cast<char*>(ZMallocPlain(kBigArgHeadroom + len));
+  big_ = static_cast<char*>(ZMallocValue(kBigArgHeadroom + len));
   big_len_ = len;
   big_at_ = at;
   big_fill_ = std::min(len, InputSize() - at);

@@ -71,7 +71,7 @@ class Connection {
   WriteResult Flush();
 
   // Big arguments. A bulk argument of kBigArgMin bytes or more whose bytes have not all
-  // arrived is read into an allocation of its own (ZMallocPlain, with kBigArgHeadroom bytes
+  // arrived is read into an allocation of its own (ZMallocValue, with kBigArgHeadroom bytes
   // free in front for the string value's header), so SET can keep that allocation as the value
   // instead of copying it (Valkey does this from 32 KB). BeginBigArg moves the bytes of the
   // argument already read (from `at`, an offset into InputData(), to the end of the input)

@@ -59,18 +59,18 @@ void ZFree(void* p) { free(p); }
 
 #ifdef VIREO_USE_JEMALLOC
 namespace {
-// mallocx flags for ZMallocPlain once the huge-page arena is in use: jemalloc's arena 0, whose
-// memory is never advised (and no thread cache, which would hand the block back to this
-// thread's next allocation of its size, whatever the arena). 0: plain malloc.
-int g_plain_flags = 0;
+// mallocx flags for ZMallocValue once the huge-page arena is in use: the values' arena (and
+// no thread cache, which would hand the block back to this thread's next allocation of its
+// size, whatever the arena). 0: plain malloc.
+int g_value_flags = 0;
 }  // namespace
 #endif
 
-void* ZMallocPlain(size_t n) {
+void* ZMallocValue(size_t n) {
   void* p = nullptr;
 #ifdef VIREO_USE_JEMALLOC
-  if (g_plain_flags != 0) {
-    p = mallocx(n ? n : 1, g_plain_flags);
+  if (g_value_flags != 0) {
+    p = mallocx(n ? n : 1, g_value_flags);
     if (p == nullptr) OutOfMemory(n);
   }
 #endif
@@ -173,23 +173,61 @@ std::atomic<size_t> g_huge_pages_collapsed{0};
 // extent, 2 MiB each): advising them would add huge pages to a server that holds nothing.
 constexpr size_t kHugeArenaAdviseAfter = size_t{4} << 20;
 
+// Maps an extent for one of our arenas with jemalloc's own hook, counting it in *mapped.
 // jemalloc maps memory for an arena in growing extents (2 MiB, 2.5 MiB, 3 MiB, ...). Those
-// past the first two are placed on a 2 MiB boundary, so that all but their tail can be huge
-// pages, and advised whole: no other arena's objects share them.
-void* HugeExtentAlloc(extent_hooks_t* /*hooks*/, void* new_addr, size_t size, size_t alignment,
-                      bool* zero, bool* commit, unsigned arena_ind) {
-  const bool advise = g_huge_arena_mapped.load(std::memory_order_relaxed) >= kHugeArenaAdviseAfter;
-  if (advise && new_addr == nullptr && size >= kHugePageSize && alignment < kHugePageSize) {
+// past the first two (*advise) are placed on a 2 MiB boundary, so that all but their tail can
+// be huge pages, and are to be advised whole: no other arena's objects share them.
+void* MapArenaExtent(std::atomic<size_t>* mapped, void* new_addr, size_t size, size_t alignment,
+                     bool* zero, bool* commit, unsigned arena_ind, bool* advise) {
+  *advise = mapped->load(std::memory_order_relaxed) >= kHugeArenaAdviseAfter;
+  if (*advise && new_addr == nullptr && size >= kHugePageSize && alignment < kHugePageSize) {
     alignment = kHugePageSize;
   }
   void* p = g_base_hooks->alloc(g_base_hooks, new_addr, size, alignment, zero, commit, arena_ind);
-  if (p == nullptr) return nullptr;
-  g_huge_arena_mapped.fetch_add(size, std::memory_order_relaxed);
+  if (p != nullptr) mapped->fetch_add(size, std::memory_order_relaxed);
+  return p;
+}
+
+void* HugeExtentAlloc(extent_hooks_t* /*hooks*/, void* new_addr, size_t size, size_t alignment,
+                      bool* zero, bool* commit, unsigned arena_ind) {
+  bool advise = false;
+  void* p = MapArenaExtent(&g_huge_arena_mapped, new_addr, size, alignment, zero, commit,
+                           arena_ind, &advise);
   // While the arena grows its extents are remembered instead (HugePageArenaCron).
-  if (advise && g_advice.OnExtentMapped(p, size, MonotonicUs() / 1000)) {
+  if (p != nullptr && advise && g_advice.OnExtentMapped(p, size, MonotonicUs() / 1000)) {
     AdviseHugePages(p, size, 0);
   }
   return p;
+}
+
+// Values of kValueArenaMin bytes and more (ZMallocValue) have an arena of their own, whose
+// extents past its first kHugeArenaAdviseAfter bytes are advised as they are mapped, growing
+// or not. A value is read and written whole, and in a VM every 4 KB page of it misses the TLB
+// through two sets of page tables: a GET of a 16 KB value on ordinary pages cost 2.5x the CPU
+// of one on huge pages, and growth faults 2 MiB at once instead of 4 KB. The price: the page
+// of padding jemalloc adds to each allocation of 16 KB and more becomes resident (+17% RSS at
+// 16 KB values, +5% at 64 KB). docs/PERFORMANCE.md "Large values on huge pages".
+extent_hooks_t g_value_hooks;
+std::atomic<size_t> g_value_arena_mapped{0};
+
+void* ValueExtentAlloc(extent_hooks_t* /*hooks*/, void* new_addr, size_t size, size_t alignment,
+                       bool* zero, bool* commit, unsigned arena_ind) {
+  bool advise = false;
+  void* p = MapArenaExtent(&g_value_arena_mapped, new_addr, size, alignment, zero, commit,
+                           arena_ind, &advise);
+  if (p != nullptr && advise) AdviseHugePages(p, size, 0);
+  return p;
+}
+
+// A jemalloc arena whose extents come from alloc (our hook, wrapping jemalloc's own). 0 when
+// it cannot be made.
+unsigned CreateArena(extent_hooks_t* hooks, extent_alloc_t* alloc) {
+  *hooks = *g_base_hooks;
+  hooks->alloc = alloc;
+  unsigned made = 0;
+  size_t sz = sizeof(made);
+  if (mallctl("arenas.create", &made, &sz, &hooks, sizeof(hooks)) != 0) return 0;
+  return made;
 }
 
 // Collapses what the arena mapped while it grew (store/huge_page_advice.h) on a thread of its
@@ -223,22 +261,20 @@ void CollapseInBackground(std::vector<PageRange> ranges) {
 bool UseHugePageArena() {
 #ifdef VIREO_USE_JEMALLOC
   static unsigned arena = 0;  // 0: not made yet (arena 0 is jemalloc's own)
+  static unsigned value_arena = 0;  // ZMallocValue's
   if (arena == 0) {
     size_t sz = sizeof(g_base_hooks);
     if (mallctl("arena.0.extent_hooks", &g_base_hooks, &sz, nullptr, 0) != 0 ||
         g_base_hooks == nullptr) {
       return false;
     }
-    g_huge_hooks = *g_base_hooks;
-    g_huge_hooks.alloc = HugeExtentAlloc;
-    extent_hooks_t* hooks = &g_huge_hooks;
-    unsigned made = 0;
-    sz = sizeof(made);
-    if (mallctl("arenas.create", &made, &sz, &hooks, sizeof(hooks)) != 0) return false;
-    arena = made;
+    arena = CreateArena(&g_huge_hooks, HugeExtentAlloc);
+    if (arena == 0) return false;
+    // (Without an arena of their own, values stay on arena 0's ordinary pages.)
+    value_arena = CreateArena(&g_value_hooks, ValueExtentAlloc);
   }
   if (mallctl("thread.arena", nullptr, nullptr, &arena, sizeof(arena)) != 0) return false;
-  g_plain_flags = MALLOCX_ARENA(0) | MALLOCX_TCACHE_NONE;
+  g_value_flags = MALLOCX_ARENA(value_arena) | MALLOCX_TCACHE_NONE;
   return true;
 #else
   return false;

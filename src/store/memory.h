@@ -14,14 +14,14 @@ void* ZMalloc(size_t n);          // aborts with a log line when out of memory
 void* ZRealloc(void* p, size_t n);
 void ZFree(void* p);
 size_t ZMallocSize(void* p);      // usable size of an allocation
-// Allocations of at least this size are read and written whole (large string values): a huge
-// page saves them little, while a dataset of them growing on huge pages faults in (and with
-// THP defrag "madvise", compacts memory for) a 2 MiB page at a time inside commands.
-constexpr size_t kPlainPagesMin = 4096;
-// ZMalloc on ordinary pages, outside the execution thread's huge-page arena (UseHugePageArena),
-// for allocations of at least kPlainPagesMin bytes; ZFree / ZRealloc as any other. From
+// Allocations of at least this size are read and written whole (large string values): they
+// get an arena of their own instead of the execution thread's (UseHugePageArena), advised
+// huge pages as it maps memory, whether the dataset grows or not (store/memory.cc).
+constexpr size_t kValueArenaMin = 4096;
+// ZMalloc from the values' arena once UseHugePageArena has run (before: plain malloc), for
+// allocations of at least kValueArenaMin bytes; ZFree / ZRealloc as any other. From
 // kPrefaultMin bytes its fresh pages are faulted in with one system call (PrefaultIfFresh).
-void* ZMallocPlain(size_t n);
+void* ZMallocValue(size_t n);
 // Bytes currently allocated by the process (jemalloc's stats.allocated, or our count of
 // glibc's blocks, see store/malloc_count.h).
 size_t UsedMemory();
@@ -40,10 +40,10 @@ void FlushThreadCache();
 // Binds the calling thread's later allocations to a jemalloc arena of its own whose fresh
 // memory is advised MADV_HUGEPAGE: the execution thread's, which hold the keyspace's entries.
 // A lookup's entry load is a random read, and with 4 KB pages it nearly always misses the TLB
-// too. Only this arena is advised (jemalloc's thp:always would advise every arena and its
-// metadata, which costs an idle server megabytes). False without jemalloc.
-// Its extents mapped while the dataset grows are not advised but collapsed into huge pages
-// once it stops (store/huge_page_advice.h).
+// too. Only this arena and the values' (ZMallocValue) are advised (jemalloc's thp:always would
+// advise every arena and its metadata, which costs an idle server megabytes). False without
+// jemalloc. Its extents mapped while the dataset grows are not advised but collapsed into huge
+// pages once it stops (store/huge_page_advice.h); the values' arena advises as it grows.
 bool UseHugePageArena();
 // From the server's cron: starts collapsing what the arena mapped while it grew, once it has
 // not grown for a while (a helper thread does it). No-op without jemalloc.

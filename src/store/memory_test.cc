@@ -152,14 +152,20 @@ TEST(HugePageArena, AGrowingArenaGetsHugePagesOnceQuiet) {
   RecordProperty("vmflags", flags);
 }
 
-// Large values stay off the huge-page arena: 16 MiB of 16 KB blocks from ZMallocPlain on the
-// execution thread land in memory that is not advised.
-TEST(HugePageArena, LargeValuesUseOrdinaryPages) {
+// Large values have an arena of their own, advised as it grows: 16 MiB of 16 KB blocks from
+// ZMallocValue on the execution thread end in memory marked "hg", outside the entries' arena
+// (whose extents mapped this fast are left for the collapse, as the test above shows).
+TEST(HugePageArena, LargeValuesGetHugePagesAsTheyGrow) {
   std::string flags;
-  if (!ArenaBlocks(&ZMallocPlain, 16384, 1024, &flags)) {
+  if (!ArenaBlocks(&ZMallocValue, 16384, 1024, &flags)) {
     GTEST_SKIP() << "no jemalloc: " << AllocatorName();
   }
-  EXPECT_EQ(flags.find(" hg"), std::string::npos) << flags;
+  // Only checked natively on x86-64: the ARM builds run their tests under qemu-user, which
+  // answers madvise's advice without passing it to the kernel.
+#if defined(__x86_64__)
+  EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
+#endif
+  RecordProperty("vmflags", flags);
 }
 
 TEST(AllocatorBackgroundThreads, FollowTheSetting) {

@@ -19,7 +19,8 @@ constexpr size_t kEmbStrMax = 44;
 
 StrBlob* NewBlob(std::string_view s, size_t cap) {
   const size_t bytes = sizeof(StrBlob) + cap;
-  auto* b = static_cast<StrBlob*>(bytes >= kPlainPagesMin ? ZMallocPlain(bytes) : ZMalloc(bytes));
+  auto* b =
+      static_cast<StrBlob*>(bytes >= kValueArenaMin ? ZMallocValue(bytes) : ZMalloc(bytes));
   b->len = static_cast<uint32_t>(s.size());
   b->cap = static_cast<uint32_t>(cap);
   if (!s.empty()) memcpy(b->data, s.data(), s.size());

@@ -40,7 +40,7 @@ Entry* RekeyEntry(Entry* e, std::string_view new_key);
 void SetStringValue(Entry* e, std::string_view s);
 // Sets e's value to s as embstr (up to 44 bytes) or raw, never int (INCRBYFLOAT results).
 void SetNonIntStringValue(Entry* e, std::string_view s);
-// Makes the allocation p (from ZMallocPlain, `size` bytes, a StrBlob header's room and then
+// Makes the allocation p (from ZMallocValue, `size` bytes, a StrBlob header's room and then
 // the string's len bytes) e's raw value, as it is (a big SET argument, net/connection.h).
 void AdoptRawString(Entry* e, void* p, size_t len, size_t size);
 // Sets e's value to an integer (encoding int).
