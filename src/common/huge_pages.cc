@@ -1,8 +1,11 @@
 #include "common/huge_pages.h"
 
 #include <sys/mman.h>
+#include <sys/prctl.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 
 namespace vireo {
 
@@ -14,6 +17,19 @@ bool AdviseHugePages(void* p, size_t size, size_t min_size) {
   if (end <= begin) return false;
   // Only the interior: the allocator may hand the edges' neighbours to other objects.
   return madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE) == 0;
+}
+
+bool HugePagesOff() {
+  static const bool off = [] {
+    if (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1) return true;
+    FILE* f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (f == nullptr) return true;
+    char mode[128] = {};
+    const size_t n = fread(mode, 1, sizeof(mode) - 1, f);
+    fclose(f);
+    return n == 0 || strstr(mode, "[never]") != nullptr;
+  }();
+  return off;
 }
 
 }  // namespace vireo

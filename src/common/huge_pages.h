@@ -18,4 +18,9 @@ inline constexpr size_t kHugePageAdviseMin = size_t{4} << 20;
 // the advice has no effect, and failure only leaves normal pages.
 bool AdviseHugePages(void* p, size_t size, size_t min_size = kHugePageAdviseMin);
 
+// True when this process can have no transparent huge page: the machine's mode is "never"
+// (or the kernel has none), or the process was started with them turned off (prctl
+// PR_SET_THP_DISABLE, which exec keeps). Read once, at the first call.
+bool HugePagesOff();
+
 }  // namespace vireo

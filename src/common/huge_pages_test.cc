@@ -1,6 +1,9 @@
 #include "common/huge_pages.h"
 
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -48,6 +51,23 @@ TEST(HugePages, LargeArrayIsAdvisedAndKeepsItsContents) {
 #endif
   RecordProperty("vmflags", flags);
   std::free(p);
+}
+
+// A process started with huge pages turned off (prctl PR_SET_THP_DISABLE, as bench/growth's
+// "never" runs) has none, whatever the machine's mode. Checked in a child, which reads the
+// answer first (it is kept for the process).
+TEST(HugePages, OffForAProcessThatTurnedThemOff) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0) _exit(2);
+    _exit(HugePagesOff() ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 2) GTEST_SKIP() << "no PR_SET_THP_DISABLE here";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace

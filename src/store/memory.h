@@ -42,7 +42,7 @@ void FlushThreadCache();
 // A lookup's entry load is a random read, and with 4 KB pages it nearly always misses the TLB
 // too. Only this arena and the values' (ZMallocValue) are advised (jemalloc's thp:always would
 // advise every arena and its metadata, which costs an idle server megabytes). False without
-// jemalloc. Its extents mapped while the dataset grows are not advised but collapsed into huge
+// jemalloc, or where the process can have no huge page (HugePagesOff): one arena then. Its extents mapped while the dataset grows are not advised but collapsed into huge
 // pages once it stops (store/huge_page_advice.h); the values' arena advises as it grows.
 bool UseHugePageArena();
 // From the server's cron: starts collapsing what the arena mapped while it grew, once it has

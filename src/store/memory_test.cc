@@ -136,7 +136,7 @@ TEST(HugePageArena, AGrowingArenaGetsHugePagesOnceQuiet) {
   // 16 MiB of small blocks at once, as a keyspace's entries: past the two unadvised extents,
   // and fast enough that the later extents are left for the collapse.
   if (!ArenaBlocks(&ZMalloc, 48, (size_t{16} << 20) / 48, &flags)) {
-    GTEST_SKIP() << "no jemalloc: " << AllocatorName();
+    GTEST_SKIP() << "no huge-page arena (no jemalloc, or huge pages off): " << AllocatorName();
   }
   EXPECT_EQ(flags.find(" hg"), std::string::npos) << flags;
   EXPECT_GT(ReadHugePageArenaFigures().remembered, size_t{4} << 20);
@@ -158,7 +158,7 @@ TEST(HugePageArena, AGrowingArenaGetsHugePagesOnceQuiet) {
 TEST(HugePageArena, LargeValuesGetHugePagesAsTheyGrow) {
   std::string flags;
   if (!ArenaBlocks(&ZMallocValue, 16384, 1024, &flags)) {
-    GTEST_SKIP() << "no jemalloc: " << AllocatorName();
+    GTEST_SKIP() << "no huge-page arena (no jemalloc, or huge pages off): " << AllocatorName();
   }
   // Only checked natively on x86-64: the ARM builds run their tests under qemu-user, which
   // answers madvise's advice without passing it to the kernel.

@@ -4,6 +4,7 @@ used_memory follows the data with either allocator."""
 
 import os
 import re
+import sys
 
 import pytest
 
@@ -105,6 +106,57 @@ def test_the_keyspace_gets_huge_pages_and_an_idle_server_none(start_server):
     # Quiet now: within a few seconds the keyspace is collapsed into huge pages.
     assert wait_for(lambda: _anon_huge_kb(pid) >= 20 * 1024, timeout=30)
     assert r.get("key:999999") == "val"
+
+
+def _thp_mode():
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _fill_values(r, count=2000, size=16384):
+    pipe = r.pipeline(transaction=False)
+    for i in range(count):
+        pipe.set(f"big:{i}", "v" * size)
+    pipe.execute()
+
+
+def test_large_values_get_huge_pages_as_they_grow(start_server):
+    """Values of 4 KB and more come from an arena of their own, advised as it maps memory past
+    its first 4 MiB, however fast it grows (store/memory.h, ZMallocValue): 32 MB of 16 KB
+    values written at full speed are on advised memory at once, unlike the entries' arena,
+    which leaves a fast-growing keyspace to the collapse (the test above)."""
+    mode = _thp_mode()
+    if mode is None or "[never]" in mode:
+        pytest.skip("transparent huge pages are off here")
+    r = start_server().client()
+    if not r.info("memory")["mem_allocator"].startswith("jemalloc"):
+        pytest.skip("the arenas are jemalloc's")
+    pid = r.info("server")["process_id"]
+    before = _advised_kb(pid)
+    _fill_values(r)
+    assert _advised_kb(pid) - before >= 16 * 1024
+    assert r.get("big:1999") == "v" * 16384
+
+
+def test_one_arena_where_huge_pages_are_off(start_server, server_binary, tmp_path):
+    """A server started with huge pages turned off for its process (prctl PR_SET_THP_DISABLE,
+    as bench/growth's "never" runs) keeps jemalloc's one arena: the arenas apart would only cost
+    locality (entries and values then share page tables). Nothing of its data is advised."""
+    wrapper = tmp_path / "no-thp"
+    wrapper.write_text(f"#!{sys.executable}\n"
+                       "import ctypes, os, sys\n"
+                       "ctypes.CDLL(None).prctl(41, 1, 0, 0, 0)  # PR_SET_THP_DISABLE\n"
+                       f"os.execv({server_binary!r}, [{server_binary!r}] + sys.argv[1:])\n")
+    wrapper.chmod(0o755)
+    r = start_server(binary=str(wrapper)).client()
+    if not r.info("memory")["mem_allocator"].startswith("jemalloc"):
+        pytest.skip("the arenas are jemalloc's")
+    _fill_values(r)
+    assert _advised_kb(r.info("server")["process_id"]) == 0
+    assert r.get("big:0") == "v" * 16384
 
 
 def test_allocator_fields_add_up(sr):
