@@ -75,16 +75,22 @@ def _advised_kb(pid):
     return total
 
 
+def _thp_mode():
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
 def test_the_keyspace_gets_huge_pages_and_an_idle_server_none(start_server):
     """The execution thread allocates from a jemalloc arena whose extents past its first two
     get huge pages (store/memory.h, UseHugePageArena): a large keyspace's entries land on huge
     pages, while an idle server, which lives in those first two, gains none. A keyspace that
     grows fast (DEBUG POPULATE) is not advised as it grows, so that its faults take 4 KB pages
     (store/huge_page_advice.h); its memory is collapsed into huge pages once it stops."""
-    try:
-        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
-            mode = f.read()
-    except OSError:
+    mode = _thp_mode()
+    if mode is None:
         pytest.skip("no transparent huge pages here")
     if "[never]" in mode:
         pytest.skip("transparent huge pages are off here")
@@ -106,14 +112,6 @@ def test_the_keyspace_gets_huge_pages_and_an_idle_server_none(start_server):
     # Quiet now: within a few seconds the keyspace is collapsed into huge pages.
     assert wait_for(lambda: _anon_huge_kb(pid) >= 20 * 1024, timeout=30)
     assert r.get("key:999999") == "val"
-
-
-def _thp_mode():
-    try:
-        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
-            return f.read()
-    except OSError:
-        return None
 
 
 def _fill_values(r, count=2000, size=16384):

@@ -14,6 +14,14 @@ from conftest import REPO_ROOT, SERVER_BINARY
 REDIS_SERVER = "/usr/bin/redis-server"
 
 
+def _bench_script(name):
+    """bench/<name> (a Python script without a .py suffix) loaded as a module."""
+    loader = importlib.machinery.SourceFileLoader(f"bench_{name}", str(REPO_ROOT / "bench" / name))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
+
+
 @pytest.mark.skipif(not os.path.exists(REDIS_SERVER), reason="no redis-server")
 def test_matrix_table_and_charts(tmp_path):
     out = subprocess.run(
@@ -42,10 +50,7 @@ def test_matrix_table_and_charts(tmp_path):
 
 def test_bytes_caps_requests_as_values_grow():
     """--bytes keeps a 64 KB point's run (and the data each server holds) near the cap."""
-    loader = importlib.machinery.SourceFileLoader("bench_matrix",
-                                                  str(REPO_ROOT / "bench" / "matrix"))
-    matrix = importlib.util.module_from_spec(importlib.util.spec_from_loader("bench_matrix", loader))
-    loader.exec_module(matrix)
+    matrix = _bench_script("matrix")
     opts = types.SimpleNamespace(n=200000, r=150000, bytes=2 << 30)
     assert matrix.requests(opts, 65536) == (32768, 32768)
     assert matrix.requests(opts, 16384) == (131072, 131072)
@@ -83,11 +88,7 @@ def test_growth_table_and_charts(tmp_path):
 def test_rounds_alternate_which_server_goes_first():
     """Every other round runs the servers in reverse order (bench/compare round_order), so
     neither always grows first into memory another process just freed."""
-    loader = importlib.machinery.SourceFileLoader("bench_compare",
-                                                  str(REPO_ROOT / "bench" / "compare"))
-    compare = importlib.util.module_from_spec(importlib.util.spec_from_loader("bench_compare",
-                                                                              loader))
-    loader.exec_module(compare)
+    compare = _bench_script("compare")
     servers = {"vireo": 1, "redis": 2}
     assert compare.round_order(servers, 0) == ["vireo", "redis"]
     assert compare.round_order(servers, 1) == ["redis", "vireo"]
