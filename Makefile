@@ -19,10 +19,12 @@ DESTDIR   ?=
 # jemalloc on x86-64 and libc on ARM.
 ALLOCATOR ?=
 ALLOCATOR_ARG = $(if $(ALLOCATOR),-DVIREO_ALLOCATOR=$(ALLOCATOR))
-# `make UNITY=ON` (or OFF): unity builds for build/ and the sanitizer build (cmake/unity.cmake),
-# about half the compile time; empty keeps the build dir's choice (off when first configured).
+# Unity builds for build/ and the sanitizer build (cmake/unity.cmake): about half the compile
+# time, which is most of a fresh `make test` on two cores. A build dir is configured with them on
+# unless `make UNITY=OFF`; later, empty keeps the build dir's choice and ON or OFF changes it.
 UNITY     ?=
 UNITY_ARG = $(if $(UNITY),-DCMAKE_UNITY_BUILD=$(UNITY))
+UNITY_FIRST = -DCMAKE_UNITY_BUILD=$(or $(UNITY),ON)
 # `make test` ends with the aarch64 and armhf cross builds' tests under qemu (test-all.sh);
 # ARM_CHECK=0 leaves them out.
 ARM_CHECK ?= 1
@@ -38,7 +40,7 @@ deps:
 # Configure once (CMake re-runs itself when CMakeLists.txt changes), then build.
 build:
 	@test -f $(BUILD_DIR)/build.ninja || \
-	  cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release $(ALLOCATOR_ARG) $(UNITY_ARG)
+	  cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release $(ALLOCATOR_ARG) $(UNITY_FIRST)
 	$(if $(ALLOCATOR)$(UNITY),cmake -S . -B $(BUILD_DIR) $(ALLOCATOR_ARG) $(UNITY_ARG) >/dev/null)
 	ninja -C $(BUILD_DIR) -j$(JOBS)
 
@@ -56,7 +58,7 @@ test: deps build
 san:
 	@test -f $(FUZZ_DIR)/build.ninja || \
 	  cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIREO_FUZZ=ON \
-	    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 $(UNITY_ARG)
+	    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 $(UNITY_FIRST)
 	$(if $(UNITY),cmake -S . -B $(FUZZ_DIR) $(UNITY_ARG) >/dev/null)
 	ninja -C $(FUZZ_DIR) -j$(JOBS)
 

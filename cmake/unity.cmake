@@ -1,4 +1,4 @@
-# Unity builds (-DCMAKE_UNITY_BUILD=ON; off by default): each unity group of up to
+# Unity builds (-DCMAKE_UNITY_BUILD=ON, the Makefile's default): each unity group of up to
 # VIREO_UNITY_GROUP_SIZE sources compiles as one translation unit, so the headers every file
 # includes (the standard library, GoogleTest, the store) are parsed and their templates
 # instantiated once per group instead of once per file: about half the compile time.
