@@ -9,6 +9,7 @@ PACKAGES=(
   libgtest-dev libxxhash-dev libjemalloc-dev liblzf-dev libssl-dev liblua5.1-0-dev libedit-dev
   lua-cjson-dev              # cjson for scripts (bit, cmsgpack, struct are our own)
   python3 python3-pytest python3-redis
+  python3-pytest-xdist       # the integration suites on two workers (CMakeLists.txt)
   python3-yaml               # tests/integration/test_install.py reads deploy/compose/*.yaml
   redis-server redis-tools   # reference peers for tests/compat and bench/compare
   valgrind                   # bench/compare --callgrind

@@ -8,8 +8,11 @@ where they skip over one. The binary comes from $VIREO_CLI (default <repo>/build
 
 import os
 import re
+import shutil
 import socket
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -342,7 +345,9 @@ def test_authentication_messages(tmp_path, env):
 
 
 def _prompts(binary, args, lines, env):
-    """The prompt lines an interactive session shows (escapes and redraws dropped)."""
+    """The prompt lines an interactive session shows (escapes and redraws dropped). Each line is
+    typed once the prompt before it is on screen rather than after a fixed pause, which a slow
+    start (a sanitizer build on a loaded machine) could outrun."""
     import pty
     import select
     import time
@@ -351,34 +356,48 @@ def _prompts(binary, args, lines, env):
         os.execve(binary, [binary, *map(str, args)], env)
     out = b""
 
-    def read_for(seconds):
-        nonlocal out
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            if not select.select([fd], [], [], 0.02)[0]:
-                continue
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                return
-            out += chunk
-            if b"\x1b[6n" in chunk:
-                os.write(fd, b"\x1b[1;1R")
+    def clean(raw):
+        return re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", raw).replace(b"\r", b"")
 
-    read_for(0.5)
+    def read_some(timeout):
+        nonlocal out
+        if not select.select([fd], [], [], timeout)[0]:
+            return
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            return
+        out += chunk
+        if b"\x1b[6n" in chunk:
+            os.write(fd, b"\x1b[1;1R")
+
+    def await_prompt(since):
+        # A prompt waiting for input ends the output (the echo of a typed line does not), then a
+        # little longer for the redraws that follow it.
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not re.search(rb"valkey [^\n>]*> $", clean(out[since:])):
+            read_some(0.05)
+        settle = time.monotonic() + 0.2
+        while time.monotonic() < settle:
+            read_some(0.02)
+
+    await_prompt(0)
     for line in lines:
+        since = len(out)
         os.write(fd, line.encode() + b"\r")
-        read_for(0.3)
+        await_prompt(since)
     os.kill(pid, 9)
     os.waitpid(pid, 0)
     os.close(fd)
-    text = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", out).replace(b"\r", b"")
     # linenoise redraws a line several times where libedit writes it once.
-    return list(dict.fromkeys(re.findall(rb"valkey [^\n>]*> (?:ping|select 2)", text)))
+    return list(dict.fromkeys(re.findall(rb"valkey [^\n>]*> (?:ping|select 2)", clean(out))))
 
 
 def test_unix_socket_prompt(tmp_path, env):
-    sock = tmp_path / "v.sock"
+    # A short path: the prompt must fit the terminal's 80 columns with the command typed after
+    # it (pytest-xdist's tmp_path alone made it wrap, which the two line editors draw apart).
+    short = Path(tempfile.mkdtemp(prefix="vs", dir="/tmp"))
+    sock = short / "v.sock"
     s = ServerProcess(VALKEY_SERVER, tmp_path / "unix", ["--unixsocket", str(sock)])
     s.start()
     try:
@@ -388,3 +407,4 @@ def test_unix_socket_prompt(tmp_path, env):
         assert ours[-1] == f"valkey {sock}[2]> ping".encode()
     finally:
         _teardown([s])
+        shutil.rmtree(short, ignore_errors=True)

@@ -28,6 +28,11 @@ def fake_replica(primary, listening_port, online=True):
     so it never catches up with the stream."""
     conn = RawConnection(primary.host, primary.port)
     assert conn.call("REPLCONF", "listening-port", listening_port) == "OK"
+    if not online:
+        # Kept waiting by a diskless sync's delay (the caller's repl-diskless-sync-delay): a
+        # replica without capa eof gets a disk snapshot at the next cron tick, and a loaded
+        # machine let that tick pass between seeing wait_bgsave and the caller's command.
+        assert conn.call("REPLCONF", "capa", "eof") == "OK"
     conn.send_command("PSYNC", "?", "-1")
     # Online once the snapshot went out (the RDB stays unread in the socket).
     want = "online" if online else "wait_bgsave"
