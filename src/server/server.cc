@@ -141,7 +141,7 @@ bool Server::Init(std::string* error) {
   }
   if (!StartMetricsEndpoint(*this, &metrics_, error)) return false;
   TrackThreadAllocations();  // the maxmemory gauge follows this thread's allocations
-  UseHugePageArena();        // the keyspace's entries on huge pages (store/memory.h)
+  UseValueArena();           // large values on huge pages (store/memory.h)
   SetAllocatorBackgroundThreads(ConfigValue(config_, "jemalloc-bg-thread") == "yes");
   StartIoThreads();
   signal(SIGPIPE, SIG_IGN);
@@ -867,7 +867,6 @@ void Server::OnConfigChanged(std::string_view name) {
 void Server::Cron() {
   RefreshCommandTime();
   int64_t now = NowMs();
-  HugePageArenaCron();  // the huge pages a growing dataset went without (store/memory.h)
   if (pause_end_ms_ != 0 && now >= pause_end_ms_) {
     for (int p = 0; p < static_cast<int>(PausePurpose::kCount); ++p) {
       if (pauses_[p].end_ms != 0 && now >= pauses_[p].end_ms) {

@@ -1,21 +1,15 @@
 #include "store/memory.h"
 
 #include <malloc.h>
-#include <pthread.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
-#include <thread>
-#include <vector>
 
-#include "common/clock.h"
 #include "common/huge_pages.h"
 #include "common/prefault.h"
-#include "store/huge_page_advice.h"
 #include "store/malloc_count.h"
 
 #ifdef VIREO_USE_JEMALLOC
@@ -58,9 +52,9 @@ void ZFree(void* p) { free(p); }
 
 #ifdef VIREO_USE_JEMALLOC
 namespace {
-// mallocx flags for ZMallocValue once the huge-page arena is in use: the values' arena (and
-// no thread cache, which would hand the block back to this thread's next allocation of its
-// size, whatever the arena). 0: plain malloc.
+// mallocx flags for ZMallocValue once the values' arena is made: that arena (and no thread
+// cache, which would hand the block back to this thread's next allocation of its size,
+// whatever the arena). 0: plain malloc.
 int g_value_flags = 0;
 }  // namespace
 #endif
@@ -162,45 +156,13 @@ bool TrackedAllocationBalance(int64_t* balance) {
 namespace {
 
 extent_hooks_t* g_base_hooks = nullptr;  // jemalloc's default hooks, which ours wrap
-extent_hooks_t g_huge_hooks;
-std::atomic<size_t> g_huge_arena_mapped{0};
-HugePageAdvice g_advice;
-std::atomic<bool> g_collapsing{false};  // a collapse pass is running
-std::atomic<bool> g_collapse_unsupported{false};
-std::atomic<size_t> g_huge_pages_collapsed{0};
+
 // An idle server fits in the arena's first two extents (its metadata's and its first data
 // extent, 2 MiB each): advising them would add huge pages to a server that holds nothing.
-constexpr size_t kHugeArenaAdviseAfter = size_t{4} << 20;
-
-// Maps an extent for one of our arenas with jemalloc's own hook, counting it in *mapped.
-// jemalloc maps memory for an arena in growing extents (2 MiB, 2.5 MiB, 3 MiB, ...). Those
-// past the first two (*advise) are placed on a 2 MiB boundary, so that all but their tail can
-// be huge pages, and are to be advised whole: no other arena's objects share them.
-void* MapArenaExtent(std::atomic<size_t>* mapped, void* new_addr, size_t size, size_t alignment,
-                     bool* zero, bool* commit, unsigned arena_ind, bool* advise) {
-  *advise = mapped->load(std::memory_order_relaxed) >= kHugeArenaAdviseAfter;
-  if (*advise && new_addr == nullptr && size >= kHugePageSize && alignment < kHugePageSize) {
-    alignment = kHugePageSize;
-  }
-  void* p = g_base_hooks->alloc(g_base_hooks, new_addr, size, alignment, zero, commit, arena_ind);
-  if (p != nullptr) mapped->fetch_add(size, std::memory_order_relaxed);
-  return p;
-}
-
-void* HugeExtentAlloc(extent_hooks_t* /*hooks*/, void* new_addr, size_t size, size_t alignment,
-                      bool* zero, bool* commit, unsigned arena_ind) {
-  bool advise = false;
-  void* p = MapArenaExtent(&g_huge_arena_mapped, new_addr, size, alignment, zero, commit,
-                           arena_ind, &advise);
-  // While the arena grows its extents are remembered instead (HugePageArenaCron).
-  if (p != nullptr && advise && g_advice.OnExtentMapped(p, size, MonotonicUs() / 1000)) {
-    AdviseHugePages(p, size, 0);
-  }
-  return p;
-}
+constexpr size_t kValueArenaAdviseAfter = size_t{4} << 20;
 
 // Values of kValueArenaMin bytes and more (ZMallocValue) have an arena of their own, whose
-// extents past its first kHugeArenaAdviseAfter bytes are advised as they are mapped, growing
+// extents past its first kValueArenaAdviseAfter bytes are advised as they are mapped, growing
 // or not. A value is read and written whole, and in a VM every 4 KB page of it misses the TLB
 // through two sets of page tables: a GET of a 16 KB value on ordinary pages cost 2.5x the CPU
 // of one on huge pages, and growth faults 2 MiB at once instead of 4 KB. The price: the page
@@ -209,103 +171,59 @@ void* HugeExtentAlloc(extent_hooks_t* /*hooks*/, void* new_addr, size_t size, si
 extent_hooks_t g_value_hooks;
 std::atomic<size_t> g_value_arena_mapped{0};
 
+// Maps an extent for the values' arena with jemalloc's own hook. jemalloc maps memory for an
+// arena in growing extents (2 MiB, 2.5 MiB, 3 MiB, ...). Those past the first two are placed
+// on a 2 MiB boundary, so that all but their tail can be huge pages, and advised whole: no
+// other arena's objects share them.
 void* ValueExtentAlloc(extent_hooks_t* /*hooks*/, void* new_addr, size_t size, size_t alignment,
                        bool* zero, bool* commit, unsigned arena_ind) {
-  bool advise = false;
-  void* p = MapArenaExtent(&g_value_arena_mapped, new_addr, size, alignment, zero, commit,
-                           arena_ind, &advise);
-  if (p != nullptr && advise) AdviseHugePages(p, size, 0);
+  const bool advise =
+      g_value_arena_mapped.load(std::memory_order_relaxed) >= kValueArenaAdviseAfter;
+  if (advise && new_addr == nullptr && size >= kHugePageSize && alignment < kHugePageSize) {
+    alignment = kHugePageSize;
+  }
+  void* p = g_base_hooks->alloc(g_base_hooks, new_addr, size, alignment, zero, commit, arena_ind);
+  if (p == nullptr) return nullptr;
+  g_value_arena_mapped.fetch_add(size, std::memory_order_relaxed);
+  if (advise) AdviseHugePages(p, size, 0);
   return p;
 }
 
-// A jemalloc arena whose extents come from alloc (our hook, wrapping jemalloc's own). 0 when
-// it cannot be made.
-unsigned CreateArena(extent_hooks_t* hooks, extent_alloc_t* alloc) {
-  *hooks = *g_base_hooks;
-  hooks->alloc = alloc;
+// The values' arena, its extents from ValueExtentAlloc. 0 when it cannot be made.
+unsigned CreateValueArena() {
+  size_t sz = sizeof(g_base_hooks);
+  if (mallctl("arena.0.extent_hooks", &g_base_hooks, &sz, nullptr, 0) != 0 ||
+      g_base_hooks == nullptr) {
+    return 0;
+  }
+  g_value_hooks = *g_base_hooks;
+  g_value_hooks.alloc = ValueExtentAlloc;
+  extent_hooks_t* hooks = &g_value_hooks;
   unsigned made = 0;
-  size_t sz = sizeof(made);
+  sz = sizeof(made);
   if (mallctl("arenas.create", &made, &sz, &hooks, sizeof(hooks)) != 0) return 0;
   return made;
-}
-
-// Collapses what the arena mapped while it grew (store/huge_page_advice.h) on a thread of its
-// own, one pass at a time.
-void CollapseInBackground(std::vector<PageRange> ranges) {
-  std::thread([ranges = std::move(ranges)] {
-    // Only on a CPU nothing else wants: on a server sharing its core with this thread, a
-    // collapse pass would otherwise take half of it from commands for a second or more.
-    sched_param idle = {};
-    pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
-    size_t made = 0;
-    bool unsupported = false;
-    std::vector<PageRange> left = CollapseResident(ranges, &made, &unsupported);
-    g_huge_pages_collapsed.fetch_add(made, std::memory_order_relaxed);
-    if (unsupported) {
-      // No MADV_COLLAPSE (Linux < 6.1): advised as before, for khugepaged to collapse.
-      g_collapse_unsupported.store(true, std::memory_order_relaxed);
-      for (const PageRange& r : left) {
-        AdviseHugePages(reinterpret_cast<void*>(r.begin), r.end - r.begin, 0);
-      }
-    } else {
-      g_advice.Remember(left);
-    }
-    g_collapsing.store(false, std::memory_order_release);
-  }).detach();
 }
 
 }  // namespace
 #endif
 
-bool UseHugePageArena() {
+bool UseValueArena() {
 #ifdef VIREO_USE_JEMALLOC
-  // Without huge pages the arenas would only cost locality: entries and values from one arena
-  // share page tables, and in a VM the walk for a value then often finds its tables cached
-  // (GET of 16 KB values with THP never: 0.43x Valkey's throughput with the arenas apart).
-  if (HugePagesOff()) return false;
-  static unsigned arena = 0;  // 0: not made yet (arena 0 is jemalloc's own)
-  static unsigned value_arena = 0;  // ZMallocValue's
-  if (arena == 0) {
-    size_t sz = sizeof(g_base_hooks);
-    if (mallctl("arena.0.extent_hooks", &g_base_hooks, &sz, nullptr, 0) != 0 ||
-        g_base_hooks == nullptr) {
-      return false;
-    }
-    arena = CreateArena(&g_huge_hooks, HugeExtentAlloc);
+  // Without huge pages an arena apart would only cost locality: a value allocated right after
+  // its entry shares page tables with it, and in a VM the walk for the value then often finds
+  // them cached (GET of 16 KB values with THP never: 0.43x Valkey's throughput, arenas apart).
+  static const bool made = [] {
+    if (HugePagesOff()) return false;
+    const unsigned arena = CreateValueArena();
     if (arena == 0) return false;
-    // (Without an arena of their own, values stay on arena 0's ordinary pages.)
-    value_arena = CreateArena(&g_value_hooks, ValueExtentAlloc);
-  }
-  if (mallctl("thread.arena", nullptr, nullptr, &arena, sizeof(arena)) != 0) return false;
-  g_value_flags = MALLOCX_ARENA(value_arena) | MALLOCX_TCACHE_NONE;
-  return true;
+    g_value_flags = MALLOCX_ARENA(arena) | MALLOCX_TCACHE_NONE;
+    return true;
+  }();
+  return made;
 #else
   return false;
 #endif
-}
-
-void HugePageArenaCron() {
-#ifdef VIREO_USE_JEMALLOC
-  // MADV_COLLAPSE ignores the system's THP mode: "never" is honoured here.
-  if (HugePagesOff() || g_collapse_unsupported.load(std::memory_order_relaxed) ||
-      g_collapsing.load(std::memory_order_acquire)) {
-    return;
-  }
-  std::vector<PageRange> ranges = g_advice.TakeIfQuiet(MonotonicUs() / 1000);
-  if (ranges.empty()) return;
-  g_collapsing.store(true, std::memory_order_relaxed);
-  CollapseInBackground(std::move(ranges));
-#endif
-}
-
-HugePageArenaFigures ReadHugePageArenaFigures() {
-  HugePageArenaFigures f;
-#ifdef VIREO_USE_JEMALLOC
-  f.remembered = g_advice.RememberedBytes();
-  f.collapsed = g_huge_pages_collapsed.load(std::memory_order_relaxed);
-  f.collapsing = g_collapsing.load(std::memory_order_acquire);
-#endif
-  return f;
 }
 
 void FlushThreadCache() {

@@ -15,10 +15,10 @@ void* ZRealloc(void* p, size_t n);
 void ZFree(void* p);
 size_t ZMallocSize(void* p);      // usable size of an allocation
 // Allocations of at least this size are read and written whole (large string values): they
-// get an arena of their own instead of the execution thread's (UseHugePageArena), advised
-// huge pages as it maps memory, whether the dataset grows or not (store/memory.cc).
+// get an arena of their own (UseValueArena), advised huge pages as it maps memory, whether the
+// dataset grows or not (store/memory.cc).
 constexpr size_t kValueArenaMin = 4096;
-// ZMalloc from the values' arena once UseHugePageArena has run (before: plain malloc), for
+// ZMalloc from the values' arena once UseValueArena has run (before: plain malloc), for
 // allocations of at least kValueArenaMin bytes; ZFree / ZRealloc as any other. From
 // kPrefaultMin bytes its fresh pages are faulted in with one system call (PrefaultIfFresh).
 void* ZMallocValue(size_t n);
@@ -37,24 +37,15 @@ bool TrackedAllocationBalance(int64_t* balance);
 // Returns the calling thread's cached free blocks to the allocator, so UsedMemory sees what
 // was just freed (after evictions; no-op without jemalloc).
 void FlushThreadCache();
-// Binds the calling thread's later allocations to a jemalloc arena of its own whose fresh
-// memory is advised MADV_HUGEPAGE: the execution thread's, which hold the keyspace's entries.
-// A lookup's entry load is a random read, and with 4 KB pages it nearly always misses the TLB
-// too. Only this arena and the values' (ZMallocValue) are advised (jemalloc's thp:always would
-// advise every arena and its metadata, which costs an idle server megabytes). False without
-// jemalloc, or where the process can have no huge page (HugePagesOff): one arena then. Its extents mapped while the dataset grows are not advised but collapsed into huge
-// pages once it stops (store/huge_page_advice.h); the values' arena advises as it grows.
-bool UseHugePageArena();
-// From the server's cron: starts collapsing what the arena mapped while it grew, once it has
-// not grown for a while (a helper thread does it). No-op without jemalloc.
-void HugePageArenaCron();
-// What the arena left unadvised while it grew: bytes still to look at, huge pages collapsed so
-// far, and whether a collapse pass is running (tests, MEMORY STATS).
-struct HugePageArenaFigures {
-  size_t remembered = 0, collapsed = 0;
-  bool collapsing = false;
-};
-HugePageArenaFigures ReadHugePageArenaFigures();
+// Makes the jemalloc arena ZMallocValue allocates from, whose memory past its first 4 MiB is
+// advised MADV_HUGEPAGE as it is mapped: a large value is read and written whole, and in a VM
+// each of its 4 KB pages would miss the TLB through two sets of page tables. Everything else
+// (the keyspace's entries, small values, buffers) stays on jemalloc's ordinary arenas and 4 KB
+// pages: a huge-page arena for the entries sped up lookups on a stable keyspace but lost more
+// on a growing one (docs/ARCHITECTURE.md). False without jemalloc, or where the process can
+// have no huge page (HugePagesOff): values stay with everything else then. Once per process;
+// later calls return the first one's answer.
+bool UseValueArena();
 // Resident set size of the process, from /proc.
 size_t ResidentMemory();
 const char* AllocatorName();      // "jemalloc-5.3.0" / "libc"

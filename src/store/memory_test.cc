@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -12,7 +11,6 @@
 #include <vector>
 
 #include "common/vm_flags.h"
-#include "store/huge_page_advice.h"
 #include "store/malloc_count.h"
 
 namespace vireo {
@@ -102,17 +100,16 @@ TEST(AllocatorName, IsValkeysSpelling) {
 #endif
 }
 
-// On a thread bound to the huge-page arena (as the execution thread), `count` blocks of `size`
-// bytes from `alloc`, each filled with its index; *flags: the VmFlags of the last one's
-// mapping. False without the arena (no jemalloc). The blocks are checked and freed here, on
-// another thread than the one that allocated them.
+// `count` blocks of `size` bytes from `alloc`, each filled with its index, once the values'
+// arena is made; *flags: the VmFlags of the last one's mapping. False without the arena (no
+// jemalloc, or huge pages off). The blocks are checked and freed on another thread than the
+// one that allocated them, as a value parsed on an I/O thread and dropped by the execution
+// thread.
 bool ArenaBlocks(void* (*alloc)(size_t), size_t size, size_t count, std::string* flags) {
-  bool bound = false;
+  if (!UseValueArena()) return false;
+  EXPECT_TRUE(UseValueArena());  // again: the same arena
   std::vector<char*> blocks;
   std::thread execution([&] {
-    bound = UseHugePageArena();
-    if (!bound) return;
-    EXPECT_TRUE(UseHugePageArena());  // again: the same arena
     for (size_t i = 0; i < count; ++i) {
       auto* b = static_cast<char*>(alloc(size));
       std::memset(b, static_cast<int>(i & 0xff), size);
@@ -125,46 +122,32 @@ bool ArenaBlocks(void* (*alloc)(size_t), size_t size, size_t count, std::string*
     EXPECT_EQ(blocks[i][size - 1], static_cast<char>(i & 0xff)) << i;
   }
   for (char* b : blocks) ZFree(b);
-  return bound;
-}
-
-// The execution thread's blocks come from an arena whose extents past its first two get huge
-// pages: advised at once while the arena grows slowly, collapsed once it stops growing fast
-// (store/huge_page_advice.h). They are ordinary blocks otherwise, freed from any thread.
-TEST(HugePageArena, AGrowingArenaGetsHugePagesOnceQuiet) {
-  std::string flags;
-  // 16 MiB of small blocks at once, as a keyspace's entries: past the two unadvised extents,
-  // and fast enough that the later extents are left for the collapse.
-  if (!ArenaBlocks(&ZMalloc, 48, (size_t{16} << 20) / 48, &flags)) {
-    GTEST_SKIP() << "no huge-page arena (no jemalloc, or huge pages off): " << AllocatorName();
-  }
-  EXPECT_EQ(flags.find(" hg"), std::string::npos) << flags;
-  EXPECT_GT(ReadHugePageArenaFigures().remembered, size_t{4} << 20);
-  // Quiet from now on: the next cron after kGrowthQuietMs hands them to the collapse thread,
-  // which takes what is still resident and keeps the rest (the blocks are freed by now).
-  std::this_thread::sleep_for(std::chrono::milliseconds(kGrowthQuietMs + 100));
-  HugePageArenaCron();
-  for (int i = 0; i < 500 && ReadHugePageArenaFigures().collapsing; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_FALSE(ReadHugePageArenaFigures().collapsing);
-  RecordProperty("collapsed", static_cast<int>(ReadHugePageArenaFigures().collapsed));
-  RecordProperty("vmflags", flags);
+  return true;
 }
 
 // Large values have an arena of their own, advised as it grows: 16 MiB of 16 KB blocks from
-// ZMallocValue on the execution thread end in memory marked "hg", outside the entries' arena
-// (whose extents mapped this fast are left for the collapse, as the test above shows).
-TEST(HugePageArena, LargeValuesGetHugePagesAsTheyGrow) {
+// ZMallocValue end in memory marked "hg".
+TEST(ValueArena, LargeValuesGetHugePagesAsTheyGrow) {
   std::string flags;
   if (!ArenaBlocks(&ZMallocValue, 16384, 1024, &flags)) {
-    GTEST_SKIP() << "no huge-page arena (no jemalloc, or huge pages off): " << AllocatorName();
+    GTEST_SKIP() << "no values' arena (no jemalloc, or huge pages off): " << AllocatorName();
   }
   // Only checked natively on x86-64: the ARM builds run their tests under qemu-user, which
   // answers madvise's advice without passing it to the kernel.
 #if defined(__x86_64__)
   EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
 #endif
+  RecordProperty("vmflags", flags);
+}
+
+// Everything else stays on jemalloc's ordinary arenas: 16 MiB of small blocks, as a keyspace's
+// entries, are on memory nobody advised, however many of them there are.
+TEST(ValueArena, SmallBlocksStayOnOrdinaryPages) {
+  std::string flags;
+  if (!ArenaBlocks(&ZMalloc, 48, (size_t{16} << 20) / 48, &flags)) {
+    GTEST_SKIP() << "no values' arena (no jemalloc, or huge pages off): " << AllocatorName();
+  }
+  EXPECT_EQ(flags.find(" hg"), std::string::npos) << flags;
   RecordProperty("vmflags", flags);
 }
 
