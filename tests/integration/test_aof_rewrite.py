@@ -13,7 +13,9 @@ from test_aof import aof_dir, digest, restart, start_aof, wait_rewrite, write_lo
 from test_bgsave import fill, mutate_everything
 from test_rdb import dataset, populate
 
-DELAY_US = 1000  # rdb-key-save-delay: the ~450 keys below keep the walk going ~0.5 s
+# rdb-key-save-delay: the ~450 keys below keep the walk going ~2 s, longer than the checks made
+# while it runs take on a loaded machine (at ~0.5 s a run on two test workers outlasted it).
+DELAY_US = 4000
 FORKLESS_LOG = "Background append only file rewriting started (fork-less snapshot"
 
 
@@ -106,7 +108,7 @@ def test_rewrite_waits_for_bgsave_and_stops_with_appendonly_no(start_server):
 def test_full_sync_during_a_rewrite_waits_without_failing_a_save(start_server):
     # The replica's BGSAVE finds the rewrite's snapshot walking: it waits for it, and the
     # refusal is not a failed save (with save points that would turn writes into MISCONF).
-    p = start_aof(start_server, "--rdb-key-save-delay", 5 * DELAY_US, "--save", "3600 1000000")
+    p = start_aof(start_server, "--rdb-key-save-delay", 5000, "--save", "3600 1000000")
     c = p.client()
     fill(c, 1000)  # a walk of ~5 s
     # The replica starts first, its link held back by a password it lacks, so a slow start
