@@ -16,7 +16,9 @@ size_t ClientMemoryUsage(const Client& c) {
 }
 
 bool ClientMemoryCounted(const Client& c) {
-  if (c.flags & kClientMaster) return false;
+  // A client being closed is already gone for the limit: a read of its in the same turn must
+  // not count it again, or the turn's check would evict the others in its place.
+  if (c.flags & (kClientMaster | kClientCloseAsap)) return false;
   if ((c.flags & kClientReplica) && !(c.flags & kClientMonitor)) return false;
   return true;
 }

@@ -18,7 +18,7 @@ size_t ClientMemoryUsage(const Client& c);
 bool ClientEvictable(const Client& c);
 
 // Whether c's memory counts toward maxmemory-clients (normal and Pub/Sub clients, NO-EVICT
-// ones included, as in Valkey).
+// ones included, as in Valkey; not one already being closed).
 bool ClientMemoryCounted(const Client& c);
 
 // The limit maxmemory-clients sets, in bytes (0 = no client eviction): a percentage applies

@@ -13,8 +13,8 @@
 namespace vireo {
 
 void Server::AccountClientMemory(Client* c) {
-  if (config_.maxmemory_clients == 0 || !ClientMemoryCounted(*c)) return;
-  const auto now = static_cast<int64_t>(ClientMemoryUsage(*c));
+  if (config_.maxmemory_clients == 0) return;
+  const auto now = ClientMemoryCounted(*c) ? static_cast<int64_t>(ClientMemoryUsage(*c)) : 0;
   client_mem_total_ += now - c->mem_accounted;
   c->mem_accounted = now;
 }
@@ -34,7 +34,7 @@ void Server::EvictClients() {
   if (client_mem_total_ < limit) return;
   std::vector<Client*> candidates;
   for (const auto& [id, c] : clients_) {
-    if (ClientEvictable(*c) && !(c->flags & kClientCloseAsap)) candidates.push_back(c);
+    if (ClientEvictable(*c)) candidates.push_back(c);
   }
   // Biggest first: the fewest clients go.
   std::sort(candidates.begin(), candidates.end(),

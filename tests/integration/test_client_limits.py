@@ -175,6 +175,32 @@ def test_lowering_the_limit_evicts_at_once(server):
     assert info_field(r, "stats", "evicted_clients") == 1
 
 
+def test_evicted_client_read_in_the_same_turn_does_not_take_others_with_it(start_server):
+    # The CI flake behind this test: the limit was lowered and, in the same batch of reads,
+    # the evicted client's next bytes arrived; reading them counted its memory again, so the
+    # end of the turn found the total still over the limit and evicted every other client.
+    server = start_server("--enable-debug-command", "yes")
+    admin = server.raw()
+    assert admin.call("CLIENT", "NO-EVICT", "on") == "OK"
+    assert admin.call("CONFIG", "SET", "maxmemory-clients", "64mb") == "OK"
+    victim = big_partial_query(server, "victim", 4 * MB)
+    r = server.client()
+    wait_for(lambda: int(client_by_name(r, "victim")["tot-mem"]) > 3 * MB)
+    small = server.raw()
+    assert small.call("PING") == "PONG"
+    sleeper = server.raw()
+    sleeper.send(sleeper.encode("DEBUG", "SLEEP", "0.5"))
+    time.sleep(0.2)  # the server sleeps: what follows is read in one batch, in this order
+    admin.send(admin.encode("CONFIG", "SET", "maxmemory-clients", "2mb"))
+    time.sleep(0.05)
+    victim.send(b"y" * 500)
+    assert admin.read_reply() == "OK"
+    assert victim.is_closed(timeout=10)
+    assert sleeper.read_reply() == "OK"
+    assert small.call("PING") == "PONG"
+    assert info_field(r, "stats", "evicted_clients") == 1
+
+
 def test_no_evict_client_is_never_evicted(server):
     r = server.client()
     assert r.execute_command("CLIENT", "NO-EVICT", "on") == "OK"
