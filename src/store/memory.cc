@@ -1,15 +1,18 @@
 #include "store/memory.h"
 
 #include <malloc.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 #include "common/huge_pages.h"
 #include "common/prefault.h"
+#include "store/held_pages.h"
 #include "store/malloc_count.h"
 
 #ifdef VIREO_USE_JEMALLOC
@@ -182,11 +185,43 @@ void* ValueExtentAlloc(extent_hooks_t* /*hooks*/, void* new_addr, size_t size, s
   if (advise && new_addr == nullptr && size >= kHugePageSize && alignment < kHugePageSize) {
     alignment = kHugePageSize;
   }
+  // Always mapped readable and writable, even where the system does not overcommit (where
+  // jemalloc would map it inaccessible until it commits): ValueCommit never maps anything.
+  *commit = true;
   void* p = g_base_hooks->alloc(g_base_hooks, new_addr, size, alignment, zero, commit, arena_ind);
   if (p == nullptr) return nullptr;
   g_value_arena_mapped.fetch_add(size, std::memory_order_relaxed);
   if (advise) AdviseHugePages(p, size, 0);
   return p;
+}
+
+// Freed pages of the values' arena that were not given back, so that no huge page is split.
+// jemalloc gives back what decays through the arena's decommit hook (purging only when that
+// fails): ValueDecommit gives back only huge pages that are wholly free, and holds the rest
+// resident until their huge page is free as a whole, or until jemalloc reuses them
+// (ValueCommit, which zeroes them, as jemalloc expects of memory it was told is decommitted).
+// Made with the arena and never destroyed: jemalloc's background thread may still decay the
+// arena while the process exits.
+HeldPages* g_value_held = nullptr;
+
+void GiveBack(uintptr_t begin, size_t len) {
+  madvise(reinterpret_cast<void*>(begin), len, MADV_DONTNEED);
+}
+
+void ZeroHeld(uintptr_t begin, size_t len) { memset(reinterpret_cast<void*>(begin), 0, len); }
+
+bool ValueDecommit(extent_hooks_t* /*hooks*/, void* addr, size_t /*size*/, size_t offset,
+                   size_t length, unsigned /*arena_ind*/) {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(addr) + offset;
+  // False is success; on failure jemalloc purges the range itself.
+  return !g_value_held->Hold(begin, begin + length, GiveBack);
+}
+
+bool ValueCommit(extent_hooks_t* /*hooks*/, void* addr, size_t /*size*/, size_t offset,
+                 size_t length, unsigned /*arena_ind*/) {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(addr) + offset;
+  g_value_held->Take(begin, begin + length, ZeroHeld);
+  return false;  // never made inaccessible: committed again by forgetting it was held
 }
 
 // The values' arena, its extents from ValueExtentAlloc. 0 when it cannot be made.
@@ -197,7 +232,11 @@ unsigned CreateValueArena() {
     return 0;
   }
   g_value_hooks = *g_base_hooks;
+  g_value_held = new HeldPages;
   g_value_hooks.alloc = ValueExtentAlloc;
+  g_value_hooks.commit = ValueCommit;
+  g_value_hooks.decommit = ValueDecommit;
+  g_value_hooks.purge_lazy = nullptr;  // freed pages decay straight to ValueDecommit
   extent_hooks_t* hooks = &g_value_hooks;
   unsigned made = 0;
   sz = sizeof(made);

@@ -14,10 +14,11 @@ void* ZMalloc(size_t n);          // aborts with a log line when out of memory
 void* ZRealloc(void* p, size_t n);
 void ZFree(void* p);
 size_t ZMallocSize(void* p);      // usable size of an allocation
-// Allocations of at least this size are read and written whole (large string values): they
-// get an arena of their own (UseValueArena), advised huge pages as it maps memory, whether the
-// dataset grows or not (store/memory.cc).
-constexpr size_t kValueArenaMin = 4096;
+// Allocations of at least this size are read and written whole (string values): they get an
+// arena of their own (UseValueArena), advised huge pages as it maps memory, whether the
+// dataset grows or not (store/memory.cc). From 1 KB rather than only large values, so values
+// written over freed large ones reuse their memory instead of faulting in fresh pages.
+constexpr size_t kValueArenaMin = 1024;
 // ZMalloc from the values' arena once UseValueArena has run (before: plain malloc), for
 // allocations of at least kValueArenaMin bytes; ZFree / ZRealloc as any other. From
 // kPrefaultMin bytes its fresh pages are faulted in with one system call (PrefaultIfFresh).
@@ -38,9 +39,10 @@ bool TrackedAllocationBalance(int64_t* balance);
 // was just freed (after evictions; no-op without jemalloc).
 void FlushThreadCache();
 // Makes the jemalloc arena ZMallocValue allocates from, whose memory past its first 4 MiB is
-// advised MADV_HUGEPAGE as it is mapped: a large value is read and written whole, and in a VM
-// each of its 4 KB pages would miss the TLB through two sets of page tables. Everything else
-// (the keyspace's entries, small values, buffers) stays on jemalloc's ordinary arenas and 4 KB
+// advised MADV_HUGEPAGE as it is mapped, and whose freed pages go back to the system only as
+// whole huge pages (store/held_pages.h): a value is read and written whole, and in a VM each
+// of its 4 KB pages would miss the TLB through two sets of page tables. Everything else (the
+// keyspace's entries, values under 1 KB, buffers) stays on jemalloc's ordinary arenas and 4 KB
 // pages: a huge-page arena for the entries sped up lookups on a stable keyspace but lost more
 // on a growing one (docs/ARCHITECTURE.md). False without jemalloc, or where the process can
 // have no huge page (HugePagesOff): values stay with everything else then. Once per process;

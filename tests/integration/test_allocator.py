@@ -122,22 +122,58 @@ def _fill_values(r, count=2000, size=16384):
     pipe.execute()
 
 
-def test_large_values_get_huge_pages_as_they_grow(start_server):
-    """Values of 4 KB and more come from an arena of their own, advised as it maps memory past
-    its first 4 MiB, however fast it grows (store/memory.h, ZMallocValue): 32 MB of 16 KB
-    values written at full speed are on advised memory at once, unlike the small keys of the
-    test above."""
+def _values_arena_server(start_server):
+    """A client of a fresh server with a values' arena (jemalloc, huge pages on), and its pid."""
     mode = _thp_mode()
     if mode is None or "[never]" in mode:
         pytest.skip("transparent huge pages are off here")
     r = start_server().client()
     if not r.info("memory")["mem_allocator"].startswith("jemalloc"):
         pytest.skip("the arenas are jemalloc's")
-    pid = r.info("server")["process_id"]
+    return r, r.info("server")["process_id"]
+
+
+def test_large_values_get_huge_pages_as_they_grow(start_server):
+    """Values of 1 KB and more come from an arena of their own, advised as it maps memory past
+    its first 4 MiB, however fast it grows (store/memory.h, ZMallocValue): 32 MB of 16 KB
+    values written at full speed are on advised memory at once, unlike the small keys of the
+    test above."""
+    r, pid = _values_arena_server(start_server)
     before = _advised_kb(pid)
     _fill_values(r)
     assert _advised_kb(pid) - before >= 16 * 1024
     assert r.get("big:1999") == "v" * 16384
+
+
+def test_freed_values_leave_huge_pages_whole_until_all_of_one_is_free(start_server):
+    """Freed large values are given back only as whole huge pages (store/held_pages.h): a
+    purge after every other 16 KB value is overwritten by a small one splits none of the
+    values' huge pages (a split process read at a third of its speed on these machines), and
+    once everything is freed the memory goes back all the same."""
+    r, pid = _values_arena_server(start_server)
+    _fill_values(r, count=6000)
+    huge = _anon_huge_kb(pid)
+    if huge < 32 * 1024:
+        pytest.skip(f"the kernel gave only {huge} kB of huge pages")
+    pipe = r.pipeline(transaction=False)
+    for i in range(0, 6000, 2):
+        pipe.set(f"big:{i}", "small")
+    pipe.execute()
+    assert r.execute_command("MEMORY", "PURGE") == "OK"
+    assert _anon_huge_kb(pid) >= huge - 4 * 1024  # (splitting: all but a few MB went)
+    assert r.get("big:1") == "v" * 16384 and r.get("big:0") == "small"
+    # The held pages are handed out again for new values (zeroed first, as jemalloc expects).
+    _fill_values(r, count=3000, size=12000)
+    assert r.get("big:2999") == "v" * 12000 and r.get("big:3001") == "v" * 16384
+    rss = r.info("memory")["used_memory_rss"]
+    r.flushall()
+
+    def given_back():  # (the flush's frees reach the arena within a second or so)
+        r.execute_command("MEMORY", "PURGE")
+        return (_anon_huge_kb(pid) <= huge - 96 * 1024 and
+                r.info("memory")["used_memory_rss"] < rss - 96 * 1024 * 1024)
+
+    wait_for(given_back, timeout=30)
 
 
 def test_one_arena_where_huge_pages_are_off(start_server, server_binary, tmp_path):
