@@ -16,7 +16,7 @@ void* MapZeroed(size_t bytes) {
   return p == MAP_FAILED ? nullptr : p;
 }
 
-constexpr size_t kPagesPerHuge = HeldPages::kHugePage / HeldPages::kPage;
+constexpr size_t kPagesPerHuge = kHugePageSize / HeldPages::kPage;
 
 }  // namespace
 
@@ -59,24 +59,24 @@ void HeldPages::SetRange(Bits* b, size_t first, size_t last, bool on, size_t* ch
 bool HeldPages::Hold(uintptr_t begin, uintptr_t end, RangeFn release) {
   if (end <= begin) return true;
   std::lock_guard<std::mutex> lock(mu_);
-  const uintptr_t first = begin / kHugePage, last = (end - 1) / kHugePage;
+  const uintptr_t first = begin / kHugePageSize, last = (end - 1) / kHugePageSize;
   // Only the range's first and last huge pages can be partly covered: their bits are made
   // before anything changes, so a failure leaves nothing half recorded.
-  if (begin % kHugePage != 0 && Find(first, true) == nullptr) return false;
-  if (end % kHugePage != 0 && Find(last, true) == nullptr) return false;
+  if (begin % kHugePageSize != 0 && Find(first, true) == nullptr) return false;
+  if (end % kHugePageSize != 0 && Find(last, true) == nullptr) return false;
   uintptr_t run_begin = 0, run_end = 0;
   auto release_huge = [&](uintptr_t h) {
-    const uintptr_t at = h * kHugePage;
+    const uintptr_t at = h * kHugePageSize;
     if (run_end != at) {
       if (run_end != run_begin) release(run_begin, run_end - run_begin);
       run_begin = at;
     }
-    run_end = at + kHugePage;
+    run_end = at + kHugePageSize;
   };
   for (uintptr_t h = first; h <= last; ++h) {
-    const uintptr_t hb = h * kHugePage;
-    const uintptr_t s = std::max(begin, hb), e = std::min(end, hb + kHugePage);
-    Bits* b = Find(h, s != hb || e != hb + kHugePage);
+    const uintptr_t hb = h * kHugePageSize;
+    const uintptr_t s = std::max(begin, hb), e = std::min(end, hb + kHugePageSize);
+    Bits* b = Find(h, s != hb || e != hb + kHugePageSize);
     if (b != nullptr) {
       size_t added = 0;
       SetRange(b, (s - hb) / kPage, (e - hb) / kPage, true, &added);
@@ -97,12 +97,12 @@ void HeldPages::Take(uintptr_t begin, uintptr_t end, RangeFn zero) {
   if (end <= begin) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (top_ == nullptr || held_pages_ == 0) return;
-  for (uintptr_t h = begin / kHugePage; h <= (end - 1) / kHugePage; ++h) {
+  for (uintptr_t h = begin / kHugePageSize; h <= (end - 1) / kHugePageSize; ++h) {
     Bits* b = Find(h, false);
     if (b == nullptr) continue;
-    const uintptr_t hb = h * kHugePage;
+    const uintptr_t hb = h * kHugePageSize;
     const size_t lo = (std::max(begin, hb) - hb) / kPage;
-    const size_t hi = (std::min(end, hb + kHugePage) - hb + kPage - 1) / kPage;
+    const size_t hi = (std::min(end, hb + kHugePageSize) - hb + kPage - 1) / kPage;
     size_t i = lo;
     while (i < hi) {
       if (!(b->w[i / 64] >> (i % 64) & 1)) {

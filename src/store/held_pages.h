@@ -9,12 +9,13 @@
 #include <cstdint>
 #include <mutex>
 
+#include "common/huge_pages.h"
+
 namespace vireo {
 
 class HeldPages {
  public:
   static constexpr size_t kPage = 4096;
-  static constexpr size_t kHugePage = size_t{2} << 20;
   using RangeFn = void (*)(uintptr_t begin, size_t len);
 
   HeldPages() = default;
@@ -34,7 +35,7 @@ class HeldPages {
   size_t held_bytes() const { return held_pages_ * kPage; }
 
  private:
-  static constexpr int kWords = static_cast<int>(kHugePage / kPage / 64);  // 8
+  static constexpr int kWords = static_cast<int>(kHugePageSize / kPage / 64);  // 8
   struct Bits {
     uint64_t w[kWords];
   };

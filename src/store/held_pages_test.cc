@@ -8,7 +8,7 @@
 namespace vireo {
 namespace {
 
-constexpr uintptr_t kHuge = HeldPages::kHugePage;
+constexpr uintptr_t kHuge = kHugePageSize;
 constexpr uintptr_t kPage = HeldPages::kPage;
 constexpr uintptr_t kBase = uintptr_t{0x40000000};  // 2 MiB aligned, on 32-bit builds too
 
