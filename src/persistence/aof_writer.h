@@ -40,6 +40,14 @@ class Aof : public PropagationSink {
   bool Start(int64_t loaded_size, std::string* error);
   // Every event-loop turn, before replies are written: writes the buffer, fsyncs per policy.
   void BeforeReplies() { Flush(false); }
+  // After each propagated unit: a buffer past kWriteAheadBytes is written now rather than
+  // at the turn's end, so it stays small and in cache. A turn of 16 KB SETs from 50 clients
+  // at -P 16 is 13 MB, which was regrown, faulted in and copied out cold every turn. Not
+  // under appendfsync always, whose fsync belongs to the turn's end.
+  void UnitDone() override {
+    if (buf_.size() >= kWriteAheadBytes && settings_.fsync != AofFsync::kAlways) Flush(false);
+  }
+  static constexpr size_t kWriteAheadBytes = 1u << 20;
   // Writes the buffer now (force: even while a background fsync runs).
   void Flush(bool force);
   // Periodic task: finished rewrites, scheduled and automatic rewrites, postponed writes.

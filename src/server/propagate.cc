@@ -46,6 +46,7 @@ void Propagator::Leave(Frame* frame, int db, const std::vector<std::string_view>
     } else if (depth_ == 0 && pending_.empty()) {
       // The common case, a plain write on its own: fed from the argument views, no copy.
       Emit(db, args.data(), args.size());
+      UnitDone();
     } else {
       pending_.push_back({db, std::vector<std::string>(args.begin(), args.end())});
     }
@@ -69,6 +70,7 @@ void Propagator::Also(int db, std::vector<std::string> args) {
   if (!active_) return;
   if (depth_ == 0) {
     EmitOwned({db, std::move(args)});
+    UnitDone();
     return;
   }
   pending_.push_back({db, std::move(args)});
@@ -76,6 +78,10 @@ void Propagator::Also(int db, std::vector<std::string> args) {
 
 void Propagator::Emit(int db, const std::string_view* args, size_t argc) {
   for (PropagationSink* s : sinks_) s->Feed(db, args, argc);
+}
+
+void Propagator::UnitDone() {
+  for (PropagationSink* s : sinks_) s->UnitDone();
 }
 
 void Propagator::EmitOwned(const Op& op) {
@@ -103,6 +109,7 @@ void Propagator::FlushPending() {
   if (wrap) Emit(ops.front().db, kMulti, 1);
   for (const Op& op : ops) EmitOwned(op);
   if (wrap) Emit(ops.back().db, kExec, 1);
+  UnitDone();
 }
 
 void PropagateDeletion(Server& server, int db, std::string_view key, bool lazy) {

@@ -26,6 +26,9 @@ class PropagationSink {
  public:
   virtual ~PropagationSink() = default;
   virtual void Feed(int db, const std::string_view* args, size_t argc) = 0;
+  // After the last command of a unit (a command on its own, or a transaction's EXEC): the
+  // stream so far holds no partial unit.
+  virtual void UnitDone() {}
 };
 
 class Propagator {
@@ -59,6 +62,7 @@ class Propagator {
     std::vector<std::string> args;
   };
   void Emit(int db, const std::string_view* args, size_t argc);
+  void UnitDone();
   void EmitOwned(const Op& op);
   void FlushPending();
 

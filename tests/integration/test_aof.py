@@ -122,6 +122,32 @@ def test_files_manifest_and_fsync_policies_reload(start_server):
         s.stop()
 
 
+def test_a_large_turn_is_written_between_commands(start_server):
+    """Past 1 MB, the AOF buffer is written between commands instead of at the turn's end, so
+    it stays small and in cache. A 1.5 MB transaction followed in the same read by DEBUG
+    SLEEP: its SETs are in the file while the server sleeps, and reload."""
+    s = start_aof(start_server)
+    c = s.client()
+    c.set("warm", "1")
+    wait_for(lambda: c.info("persistence")["aof_pending_bio_fsync"] == 0)
+    path = incr_file(s)
+    before = path.stat().st_size
+    value = b"v" * 16384
+    conn = s.raw()
+    conn.send(b"".join([conn.encode("MULTI")] +
+                       [conn.encode("SET", f"k{i}", value) for i in range(96)] +
+                       [conn.encode("EXEC"), conn.encode("DEBUG", "SLEEP", "2")]))
+    time.sleep(0.6)
+    during = path.stat().st_size  # the server is in DEBUG SLEEP
+    replies = [conn.read_reply() for _ in range(99)]
+    assert replies[-1] == "OK" and len(replies[-2]) == 96
+    assert during - before >= 96 * len(value)
+    conn.close()
+    c = restart(s)
+    assert c.dbsize() == 97 and c.get("k95") == value.decode()
+    s.stop()
+
+
 def test_rewritten_commands_reload_to_same_data(start_server):
     s = start_aof(start_server, "--appendfsync", "always")
     c = s.client()
