@@ -5,6 +5,7 @@
 // Data structure only: the caller does the system calls for the ranges it is handed.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -32,7 +33,8 @@ class HeldPages {
   // allocator was told they were given back, so it expects zeros) and forgotten.
   void Take(uintptr_t begin, uintptr_t end, RangeFn zero);
 
-  size_t held_bytes() const { return held_pages_ * kPage; }
+  // Held and so resident, though the allocator counts it as given back. Any thread.
+  size_t held_bytes() const { return held_pages_.load(std::memory_order_relaxed) * kPage; }
 
  private:
   static constexpr int kWords = static_cast<int>(kHugePageSize / kPage / 64);  // 8
@@ -48,7 +50,7 @@ class HeldPages {
 
   std::mutex mu_;
   Bits** top_ = nullptr;
-  size_t held_pages_ = 0;
+  std::atomic<size_t> held_pages_{0};  // written under mu_
 };
 
 }  // namespace vireo

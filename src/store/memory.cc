@@ -308,6 +308,8 @@ AllocatorFigures ReadAllocatorFigures() {
   mallctl("stats.allocated", &f.allocated, &sz, nullptr, 0);
   mallctl("stats.active", &f.active, &sz, nullptr, 0);
   mallctl("stats.resident", &f.resident, &sz, nullptr, 0);
+  // jemalloc takes the values' held pages as decommitted; they are resident all the same.
+  if (g_value_held != nullptr) f.resident += g_value_held->held_bytes();
 #endif
   return f;
 }
