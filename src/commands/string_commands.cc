@@ -17,6 +17,7 @@
 #include "store/access_clock.h"
 #include "store/blob_pins.h"
 #include "store/lazy_free.h"
+#include "store/memory.h"
 #include "store/value.h"
 
 namespace vireo {
@@ -76,9 +77,11 @@ bool CheckString(CommandContext& ctx, const Entry* e) {
 
 // Replies e's string value (int-encoded values are formatted on the stack). A large value
 // going straight to the client's output is sent from the value itself: the reply pins it
-// (store/blob_pins.h) until it is written.
+// (store/blob_pins.h) until it is written. How large depends on whether values live on huge
+// pages (ReplyByReferenceMin); the check is here, off the path of shorter values.
 [[gnu::noinline]] bool ReplyStringByReference(CommandContext& ctx, const Entry* e) {
-  if (!ctx.reply.CanReference()) return false;
+  static const size_t by_reference_min = ReplyByReferenceMin(UseValueArena());
+  if (e->str->len < by_reference_min || !ctx.reply.CanReference()) return false;
   PinBlob(e->str);
   ctx.reply.BulkRef({e->str->data, e->str->len, &UnpinBlob, e->str});
   return true;

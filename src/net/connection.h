@@ -54,6 +54,8 @@ class Connection {
   size_t InputCapacity() const { return in_cap_ + (big_ != nullptr ? big_len_ : 0); }
   // Frees the input buffer if it holds no unconsumed bytes (idle clients).
   void ReleaseInputIfEmpty();
+  // Frees an output buffer kept past its drain (see OutputDrained) if nothing waits in it.
+  void ReleaseOutputIfEmpty();
   // Appends bytes as if they had been read from the socket (in-process tests).
   void AppendInput(const char* data, size_t n);
 

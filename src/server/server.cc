@@ -935,9 +935,13 @@ void Server::Cron() {
     }
     for (Client* c : idle) FreeClient(c);
   }
-  // Clients idle for a while give their drained read buffer back: 16 KB each adds up.
+  // Clients idle for a while give their drained read buffer back (16 KB each adds up), and
+  // an output buffer that busy turns kept.
   for (auto& [id, c] : clients_) {
-    if (now - c->last_interaction_ms > 2000) c->conn.ReleaseInputIfEmpty();
+    if (now - c->last_interaction_ms > 2000) {
+      c->conn.ReleaseInputIfEmpty();
+      c->conn.ReleaseOutputIfEmpty();
+    }
   }
   if (config_.maxmemory_clients != 0) {
     RecountClientMemory();  // corrects shares that changed where no one accounted for them

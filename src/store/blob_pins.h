@@ -14,8 +14,17 @@
 
 namespace vireo {
 
-// Values at least this long are replied by reference.
+// Values at least this long are replied by reference where values live on huge pages
+// (store/memory.h UseValueArena)...
 constexpr size_t kReplyByReferenceMin = 16 * 1024;
+// ...and this long where they do not: in this project's VMs the kernel's copy straight from a
+// value's 4 KB pages costs more than a copy through the output buffer first (THP off, GET
+// -P 16 req/s by reference / copied: 16 KB 115k / 195-208k, 24 KB 55-76k / 107-130k; 32 KB
+// 84-109k / 31-32k). docs/PERFORMANCE.md "Large values, eighth step".
+constexpr size_t kReplyByReferenceMinSmallPages = 32 * 1024;
+inline size_t ReplyByReferenceMin(bool values_on_huge_pages) {
+  return values_on_huge_pages ? kReplyByReferenceMin : kReplyByReferenceMinSmallPages;
+}
 // A snapshot leaves values at least this long to its writer thread, pinned until written
 // (persistence/cow_snapshot.h).
 constexpr size_t kSnapshotByReferenceMin = 4 * 1024;

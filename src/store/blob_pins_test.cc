@@ -83,5 +83,11 @@ TEST(BlobPins, AnotherThreadMayFreeOrUnpin) {
   EXPECT_EQ(PinnedBlobs(), 0u);
 }
 
+TEST(BlobPins, ValuesOnSmallPagesAreReferencedFromALargerSize) {
+  EXPECT_EQ(ReplyByReferenceMin(true), kReplyByReferenceMin);
+  EXPECT_EQ(ReplyByReferenceMin(false), kReplyByReferenceMinSmallPages);
+  EXPECT_GT(kReplyByReferenceMinSmallPages, kReplyByReferenceMin);
+}
+
 }  // namespace
 }  // namespace vireo

@@ -4,6 +4,7 @@ in-place edit, a delete, a flush freed on another thread - the reply carries the
 was when the command ran, and every byte count (CLIENT LIST, COMMANDLOG) includes it."""
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -286,3 +287,47 @@ def test_client_leaving_in_the_middle_of_a_big_argument(server, r):
         time.sleep(0.05)
         c.close()
     assert r.ping() and r.exists("k") == 0
+
+
+def test_values_on_small_pages_around_the_by_reference_size(start_server, server_binary,
+                                                            tmp_path):
+    """Where values have no huge pages (here the process has THP turned off, prctl
+    PR_SET_THP_DISABLE), replies are copied up to 32 KB and referenced from there
+    (store/blob_pins.h): both sides of that line keep the value the command saw."""
+    wrapper = tmp_path / "no-thp"
+    wrapper.write_text(f"#!{sys.executable}\n"
+                       "import ctypes, os, sys\n"
+                       "ctypes.CDLL(None).prctl(41, 1, 0, 0, 0)  # PR_SET_THP_DISABLE\n"
+                       f"os.execv({server_binary!r}, [{server_binary!r}] + sys.argv[1:])\n")
+    wrapper.chmod(0o755)
+    s = start_server(binary=str(wrapper))
+    c = s.raw()
+    for size in (16 * 1024, 24 * 1024, 32 * 1024 - 1, 32 * 1024, 64 * 1024):
+        value = os.urandom(size)
+        cmds = [("SET", "k", value)]
+        want = ["OK"]
+        for _ in range(8):
+            cmds += [("GET", "k"), ("APPEND", "k", "x")]
+            want += [value, len(value) + 1]
+            value += b"x"
+        cmds += [("GET", "k"), ("DEL", "k"), ("GET", "k")]
+        want += [value, 1, None]
+        c.send(b"".join(RawConnection.encode(*cmd) for cmd in cmds))
+        assert [c.read_reply() for _ in cmds] == want, size
+
+
+def test_a_busy_output_buffer_is_kept_until_its_client_idles(server, r):
+    """A client whose copied replies fill a large output buffer (40 GETs of 8 KB in one turn)
+    keeps it for its next turns instead of regrowing it each time (CLIENT LIST rbs), and gives
+    it back once idle for a couple of seconds."""
+    r.set("v", b"v" * 8192)
+    c = server.raw()
+    c.call("CLIENT", "SETNAME", "busy")
+    c.send(b"".join(RawConnection.encode("GET", "v") for _ in range(40)))
+    assert [c.read_reply() for _ in range(40)] == [b"v" * 8192] * 40
+
+    def rbs():
+        return next(int(cl["rbs"]) for cl in r.client_list() if cl["name"] == "busy")
+    assert rbs() >= 40 * 8192
+    wait_for(lambda: rbs() <= 64 * 1024, timeout=10)
+    assert c.call("GET", "v") == b"v" * 8192
