@@ -21,6 +21,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -612,6 +613,19 @@ def redis_cli(server, *args, input=None, check=True, timeout=30):
 @pytest.fixture(scope="session")
 def server_binary():
     return SERVER_BINARY
+
+
+@pytest.fixture
+def no_thp_server_binary(server_binary, tmp_path):
+    """A wrapper that starts the server with transparent huge pages turned off for its process
+    (prctl PR_SET_THP_DISABLE, kept across exec), as bench/growth's THP "never" runs do."""
+    wrapper = tmp_path / "no-thp"
+    wrapper.write_text(f"#!{sys.executable}\n"
+                       "import ctypes, os, sys\n"
+                       "ctypes.CDLL(None).prctl(41, 1, 0, 0, 0)  # PR_SET_THP_DISABLE\n"
+                       f"os.execv({server_binary!r}, [{server_binary!r}] + sys.argv[1:])\n")
+    wrapper.chmod(0o755)
+    return str(wrapper)
 
 
 def _teardown(servers):

@@ -4,7 +4,6 @@ used_memory follows the data with either allocator."""
 
 import os
 import re
-import sys
 import time
 
 import pytest
@@ -180,18 +179,12 @@ def test_freed_values_leave_huge_pages_whole_until_all_of_one_is_free(start_serv
     wait_for(given_back, timeout=30)
 
 
-def test_one_arena_where_huge_pages_are_off(start_server, server_binary, tmp_path):
+def test_one_arena_where_huge_pages_are_off(start_server, no_thp_server_binary):
     """A server started with huge pages turned off for its process (prctl PR_SET_THP_DISABLE,
     as bench/growth's "never" runs) keeps large values with everything else: an arena apart
     would only cost locality (an entry and its value then share page tables). Nothing of its
     data is advised."""
-    wrapper = tmp_path / "no-thp"
-    wrapper.write_text(f"#!{sys.executable}\n"
-                       "import ctypes, os, sys\n"
-                       "ctypes.CDLL(None).prctl(41, 1, 0, 0, 0)  # PR_SET_THP_DISABLE\n"
-                       f"os.execv({server_binary!r}, [{server_binary!r}] + sys.argv[1:])\n")
-    wrapper.chmod(0o755)
-    r = start_server(binary=str(wrapper)).client()
+    r = start_server(binary=no_thp_server_binary).client()
     if not r.info("memory")["mem_allocator"].startswith("jemalloc"):
         pytest.skip("the arenas are jemalloc's")
     _fill_values(r)

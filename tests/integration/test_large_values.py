@@ -4,7 +4,6 @@ in-place edit, a delete, a flush freed on another thread - the reply carries the
 was when the command ran, and every byte count (CLIENT LIST, COMMANDLOG) includes it."""
 
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -289,18 +288,12 @@ def test_client_leaving_in_the_middle_of_a_big_argument(server, r):
     assert r.ping() and r.exists("k") == 0
 
 
-def test_values_on_small_pages_around_the_by_reference_size(start_server, server_binary,
-                                                            tmp_path):
+def test_values_on_small_pages_around_the_by_reference_size(start_server,
+                                                            no_thp_server_binary):
     """Where values have no huge pages (here the process has THP turned off, prctl
     PR_SET_THP_DISABLE), replies are copied up to 32 KB and referenced from there
     (store/blob_pins.h): both sides of that line keep the value the command saw."""
-    wrapper = tmp_path / "no-thp"
-    wrapper.write_text(f"#!{sys.executable}\n"
-                       "import ctypes, os, sys\n"
-                       "ctypes.CDLL(None).prctl(41, 1, 0, 0, 0)  # PR_SET_THP_DISABLE\n"
-                       f"os.execv({server_binary!r}, [{server_binary!r}] + sys.argv[1:])\n")
-    wrapper.chmod(0o755)
-    s = start_server(binary=str(wrapper))
+    s = start_server(binary=no_thp_server_binary)
     c = s.raw()
     for size in (16 * 1024, 24 * 1024, 32 * 1024 - 1, 32 * 1024, 64 * 1024):
         value = os.urandom(size)
