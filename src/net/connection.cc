@@ -17,11 +17,8 @@ namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
 // Input buffers larger than this are released once drained, so a client that once sent a
-// big argument does not keep its memory; unless the drained bytes filled at least half of one
-// (up to kKeepBusyInputCapacity): a client that fills it read after read keeps it, as its
-// output buffer (kKeepOutputCapacity), and Server::Cron releases it once the client idles.
+// big argument does not keep its memory.
 constexpr size_t kKeepInputCapacity = 4 * kReadChunk;
-constexpr size_t kKeepBusyInputCapacity = 1024 * 1024;
 // A stream of big commands (SET of 16 KB values, pipelined) leaves a partial command at the
 // end of nearly every read. Sliding it to the front before the next read copied about one
 // value per command; the buffer grows instead, up to this, while the unconsumed bytes are more
@@ -167,10 +164,8 @@ void Connection::AppendInput(const char* data, size_t n) {
 void Connection::ConsumeInput(size_t n) {
   in_start_ += n;
   if (in_start_ == in_end_) {
-    const size_t filled = in_end_;
     in_start_ = in_end_ = 0;
-    if (in_cap_ > kKeepInputCapacity &&
-        (filled < in_cap_ / 2 || in_cap_ > kKeepBusyInputCapacity)) {
+    if (in_cap_ > kKeepInputCapacity) {
       in_.reset();
       in_cap_ = 0;
     }

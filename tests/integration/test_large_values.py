@@ -324,21 +324,3 @@ def test_a_busy_output_buffer_is_kept_until_its_client_idles(server, r):
     assert rbs() >= 40 * 8192
     wait_for(lambda: rbs() <= 64 * 1024, timeout=10)
     assert c.call("GET", "v") == b"v" * 8192
-
-
-def test_a_busy_input_buffer_is_kept_until_its_client_idles(server, r):
-    """A client whose pipelines fill a large input buffer (40 SETs of 20 KB sent at once) keeps
-    it for its next reads instead of regrowing it each time (CLIENT LIST qbuf-free), and gives
-    it back once idle for a couple of seconds."""
-    c = server.raw()
-    c.call("CLIENT", "SETNAME", "busy")
-    value = b"w" * 20_000
-    r.execute_command("CLIENT", "PAUSE", "300", "ALL")  # the pipeline arrives whole
-    c.send(b"".join(RawConnection.encode("SET", f"k{i}", value) for i in range(40)))
-    assert [c.read_reply() for _ in range(40)] == ["OK"] * 40
-
-    def qbuf_free():
-        return next(int(cl["qbuf-free"]) for cl in r.client_list() if cl["name"] == "busy")
-    assert qbuf_free() > 64 * 1024
-    wait_for(lambda: qbuf_free() <= 64 * 1024, timeout=10)
-    assert c.call("GET", "k39") == value
