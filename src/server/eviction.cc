@@ -1,8 +1,11 @@
 #include "server/eviction.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "commands/command_table.h"
 #include "commands/errors.h"
@@ -248,6 +251,18 @@ EvictionResult PerformEvictions(Server& server) {
   }
   // Freed blocks cached by this thread still count in the allocator's statistics.
   if (evicted != 0) FlushThreadCache();
+  // Out of keys while evicted values still wait for the lazy-free thread: as Valkey, wait for
+  // it a little (up to this cycle's time budget, 1 ms at a time) before refusing the command.
+  if (result == EvictionResult::kFail && LazyFreePending() > 0) {
+    const int64_t wait_start = MonotonicUs();
+    while (LazyFreePending() > 0 && MonotonicUs() - wait_start < budget) {
+      std::this_thread::sleep_for(std::chrono::microseconds(std::min<int64_t>(budget, 1000)));
+      if (st.gauge.Read(0) <= limit) {
+        result = EvictionResult::kOk;
+        break;
+      }
+    }
+  }
   // Before refusing commands, make sure with a recent full reading.
   if (result == EvictionResult::kFail && st.gauge.Read(kConfirmUs) <= limit) {
     result = EvictionResult::kOk;
