@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -44,16 +45,23 @@ bool PageResident(const void* p) {
 }
 
 void PrefaultIfFresh(void* p, size_t size) {
+  // Backs off while probes keep finding reused memory (1, 2, 4, ... calls skipped, up to
+  // kPrefaultProbeEvery - 1), and probes every call again once one finds fresh memory: a
+  // growing dataset that also overwrites some keys reuses their freed memory now and then, and
+  // a fixed skip after each reuse left most of its fresh allocations to fault page by page.
   thread_local unsigned skip = 0;
+  thread_local unsigned backoff = 0;
   if (p == nullptr || g_unsupported.load(std::memory_order_relaxed)) return;
   if (skip > 0) {
     --skip;
     return;
   }
   if (PageResident(p)) {
-    skip = kPrefaultProbeEvery - 1;
+    backoff = backoff == 0 ? 1 : std::min(2 * backoff, kPrefaultProbeEvery);
+    skip = backoff - 1;
     return;
   }
+  backoff = 0;
   PrefaultPages(p, size);
 }
 

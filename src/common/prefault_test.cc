@@ -53,7 +53,7 @@ TEST(Prefault, FreshPagesBecomeResidentAndKeepTheirContents) {
 TEST(Prefault, FreshMemoryIsPrefaultedAndReusedMemoryOnlyProbedNowAndThen) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t size = 8 * page;
-  const size_t n = 2 * kPrefaultProbeEvery + 2;
+  const size_t n = 80;
   auto* p = static_cast<unsigned char*>(mmap(nullptr, n * size, PROT_READ | PROT_WRITE,
                                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   ASSERT_NE(p, MAP_FAILED);
@@ -64,20 +64,36 @@ TEST(Prefault, FreshMemoryIsPrefaultedAndReusedMemoryOnlyProbedNowAndThen) {
   }
   EXPECT_TRUE(PageResident(p));
   EXPECT_FALSE(PageResident(p + size));
-  // Fresh blocks: each one is made resident whole.
-  PrefaultIfFresh(p + size, size);
-  EXPECT_EQ(ResidentPages(p + size, size), 8u);
-  PrefaultIfFresh(p + 2 * size, size);
-  EXPECT_EQ(ResidentPages(p + 2 * size, size), 8u);
-  // A block found resident: the next kPrefaultProbeEvery - 1 calls look at nothing, even at
-  // fresh blocks, and the one after probes again.
-  PrefaultIfFresh(p, size);
-  for (size_t i = 3; i < 3 + kPrefaultProbeEvery - 1; ++i) {
-    PrefaultIfFresh(p + i * size, size);
-    EXPECT_EQ(ResidentPages(p + i * size, size), 0u) << i;
+  size_t next = 1;  // the next fresh block
+  // The thread's backoff may be anything after other tests' allocations: calls on fresh
+  // blocks end it within kPrefaultProbeEvery calls.
+  for (unsigned i = 0; i < kPrefaultProbeEvery; ++i) {
+    PrefaultIfFresh(p + next * size, size);
+    if (ResidentPages(p + next++ * size, size) != 0) break;
   }
-  PrefaultIfFresh(p + (n - 1) * size, size);
-  EXPECT_EQ(ResidentPages(p + (n - 1) * size, size), 8u);
+  ASSERT_EQ(ResidentPages(p + (next - 1) * size, size), 8u);
+  auto fresh_call = [&](size_t expect_pages) {
+    PrefaultIfFresh(p + next * size, size);
+    EXPECT_EQ(ResidentPages(p + next * size, size), expect_pages) << next;
+    ++next;
+  };
+  // Fresh blocks: each one is made resident whole.
+  fresh_call(8);
+  fresh_call(8);
+  // Reused memory found again and again: the calls skipped after each probe double (0, 1,
+  // 3, 7, ... up to kPrefaultProbeEvery - 1), skipping fresh blocks too.
+  for (unsigned backoff = 1; backoff <= kPrefaultProbeEvery; backoff *= 2) {
+    PrefaultIfFresh(p, size);  // probed: resident
+    for (unsigned i = 1; i < backoff; ++i) fresh_call(0);
+  }
+  PrefaultIfFresh(p, size);  // the backoff stays at its cap
+  for (unsigned i = 1; i < kPrefaultProbeEvery; ++i) fresh_call(0);
+  // A probe that finds fresh memory prefaults it and ends the backoff: every call probes.
+  fresh_call(8);
+  fresh_call(8);
+  PrefaultIfFresh(p, size);  // one reuse in a growing dataset skips nothing after it
+  fresh_call(8);
+  ASSERT_LE(next, n);
   munmap(p, n * size);
 }
 

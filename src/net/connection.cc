@@ -18,7 +18,7 @@ namespace {
 constexpr size_t kReadChunk = 16 * 1024;
 // Input buffers larger than this are released once drained, so a client that once sent a
 // big argument does not keep its memory.
-constexpr size_t kKeepInputCapacity = 4 * kReadChunk;
+constexpr size_t kKeepInputCapacity = 8 * kReadChunk;
 // A stream of big commands (SET of 16 KB values, pipelined) leaves a partial command at the
 // end of nearly every read. Sliding it to the front before the next read copied about one
 // value per command; the buffer grows instead, up to this, while the unconsumed bytes are more
@@ -131,10 +131,11 @@ Connection::ReadResult Connection::ReadBigArg() {
   // The argument's remaining bytes and, in the same call, the start of what follows it (at
   // most kAfterBigArgRead bytes) into the input: a stream of big values costs one read each.
   if (in_start_ == in_end_) in_start_ = in_end_ = 0;
-  ReserveInput(kAfterBigArgRead);
+  const size_t after = big_len_ >= kDirectArgMin ? kAfterBigArgRead : kAfterMidArgRead;
+  ReserveInput(after);
   const size_t want = big_len_ - big_fill_;
   iovec iov[2] = {{big_ + kBigArgHeadroom + big_fill_, want},
-                  {in_.get() + in_end_, std::min(in_cap_ - in_end_, kAfterBigArgRead)}};
+                  {in_.get() + in_end_, std::min(in_cap_ - in_end_, after)}};
   msghdr msg = {};
   msg.msg_iov = iov;
   msg.msg_iovlen = 2;
@@ -145,7 +146,8 @@ Connection::ReadResult Connection::ReadBigArg() {
   in_end_ += static_cast<size_t>(n) - to_big;
   bytes_read_ += static_cast<uint64_t>(n);
   // Completed with nothing after it yet: the next read is the short one.
-  after_big_arg_ = big_fill_ == big_len_ && static_cast<size_t>(n) == to_big;
+  after_big_arg_ =
+      big_fill_ == big_len_ && static_cast<size_t>(n) == to_big && big_len_ >= kDirectArgMin;
   return ReadResult::kData;
 }
 

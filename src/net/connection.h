@@ -77,12 +77,18 @@ class Connection {
   // free in front for the string value's header), so SET can keep that allocation as the value
   // instead of copying it (Valkey does this from 32 KB). BeginBigArg moves the bytes of the
   // argument already read (from `at`, an offset into InputData(), to the end of the input)
-  // there; Read then fills it before anything else. `len` counts the CRLF. The read after a
-  // big argument's last byte takes at most kAfterBigArgRead bytes: in a stream of big values
-  // the next command's header then arrives with little of its value, which goes to a big
-  // argument of its own too instead of arriving whole in the input and being copied out.
-  static constexpr size_t kBigArgMin = 32 * 1024;
+  // there; Read then fills it before anything else. `len` counts the CRLF. So a stream of
+  // values leaves no partial value in the input to slide or grow it for: the input stays
+  // small and kept. The read that completes a big argument takes what follows it in the same
+  // call: from kDirectArgMin, at most kAfterBigArgRead bytes (and so does the next read when
+  // nothing followed), so the next command's header arrives with little of its value, which
+  // goes to a big argument of its own too, read straight into place by the kernel; below it,
+  // up to kAfterMidArgRead bytes, so a pipeline of mid-size values costs one read per few
+  // values (a system call costs more than copying such a value again out of a warm input).
+  static constexpr size_t kBigArgMin = 8 * 1024;
+  static constexpr size_t kDirectArgMin = 32 * 1024;
   static constexpr size_t kAfterBigArgRead = 4 * 1024;
+  static constexpr size_t kAfterMidArgRead = 112 * 1024;
   static constexpr size_t kBigArgHeadroom = 8;
   void BeginBigArg(size_t at, size_t len);
   bool HasBigArg() const { return big_ != nullptr; }

@@ -301,6 +301,27 @@ TEST_F(ConnectionTest, ReadAfterABigArgumentIsShort) {
   conn_->ReleaseBigArg();
 }
 
+// Below kDirectArgMin the read that completes a big argument takes a pipeline's worth of
+// what follows, and so does the read after it: mid-size values cost a read per few values.
+TEST_F(ConnectionTest, ReadAfterAMidSizeArgumentIsNotShort) {
+  const std::string head = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$16384\r\n";
+  const std::string value(16384, 'v');
+  static_assert(16384 >= Connection::kBigArgMin && 16384 < Connection::kDirectArgMin);
+  std::string rest;
+  for (int i = 0; i < 6; ++i) rest += head + value + "\r\n";
+  PeerSend(head);
+  ReadAtLeast(head.size());
+  conn_->BeginBigArg(head.size(), value.size() + 2);
+  PeerSend(value + "\r\n" + rest);
+  while (!conn_->BigArgComplete()) ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  if (conn_->InputSize() == head.size()) {
+    ASSERT_EQ(conn_->Read(0), Connection::ReadResult::kData);
+  }
+  // Several commands at once, not kAfterBigArgRead bytes.
+  EXPECT_GT(conn_->InputSize(), head.size() + 2 * (head.size() + value.size() + 2));
+  conn_->ReleaseBigArg();
+}
+
 // The parser's wish (room) still counts in that short read.
 TEST_F(ConnectionTest, ReadAfterABigArgumentTakesWhatTheParserWants) {
   const std::string head = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$40000\r\n";
