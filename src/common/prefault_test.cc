@@ -20,6 +20,24 @@ size_t ResidentPages(void* p, size_t size) {
   return n;
 }
 
+// Fresh anonymous memory of `size` bytes whose first page a PrefaultPages call made resident;
+// nullptr (unmapped again) where the system cannot prefault: the caller skips.
+unsigned char* MapWithPrefaultedFirstPage(size_t size) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  auto* p = static_cast<unsigned char*>(
+      mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  if (p == MAP_FAILED) return nullptr;
+  if (!PrefaultPages(p, page) || !PageResident(p)) {
+    // (qemu-user answers madvise without passing it to the kernel.)
+    munmap(p, size);
+    return nullptr;
+  }
+  return p;
+}
+
+constexpr const char* kNoPrefault =
+    "madvise(MADV_POPULATE_WRITE) is not supported here (Linux < 5.14 or qemu)";
+
 TEST(Prefault, NullOrEmptyRangesAreLeftAlone) {
   EXPECT_FALSE(PrefaultPages(nullptr, kPrefaultMin));
   char c = 0;
@@ -36,9 +54,8 @@ TEST(Prefault, FreshPagesBecomeResidentAndKeepTheirContents) {
   ASSERT_EQ(ResidentPages(p, size), 1u);
   // An unaligned range inside: the pages it touches, edges included, become present.
   if (!PrefaultPages(p + page + 100, 10 * page) || ResidentPages(p, size) == 1) {
-    // (qemu-user answers madvise without passing it to the kernel.)
-    munmap(p, size);
-    GTEST_SKIP() << "madvise(MADV_POPULATE_WRITE) is not supported here (Linux < 5.14 or qemu)";
+    munmap(p, size);  // (qemu-user answers madvise without passing it to the kernel)
+    GTEST_SKIP() << kNoPrefault;
   }
   EXPECT_EQ(ResidentPages(p, size), 11u);
   EXPECT_EQ(p[3 * page], 7);
@@ -54,16 +71,11 @@ TEST(Prefault, FreshMemoryIsPrefaultedAndReusedMemoryOnlyProbedNowAndThen) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t size = 8 * page;
   const size_t n = 80;
-  auto* p = static_cast<unsigned char*>(mmap(nullptr, n * size, PROT_READ | PROT_WRITE,
-                                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  ASSERT_NE(p, MAP_FAILED);
-  if (!PrefaultPages(p, page) || !PageResident(p)) {
-    // (qemu-user answers madvise without passing it to the kernel.)
-    munmap(p, n * size);
-    GTEST_SKIP() << "madvise(MADV_POPULATE_WRITE) is not supported here (Linux < 5.14 or qemu)";
-  }
+  unsigned char* p = MapWithPrefaultedFirstPage(n * size);
+  if (p == nullptr) GTEST_SKIP() << kNoPrefault;
   EXPECT_TRUE(PageResident(p));
   EXPECT_FALSE(PageResident(p + size));
+  ASSERT_TRUE(PrefaultPages(p, size));  // block 0: the reused one
   size_t next = 1;  // the next fresh block
   // The thread's backoff may be anything after other tests' allocations: calls on fresh
   // blocks end it within kPrefaultProbeEvery calls.
@@ -95,6 +107,51 @@ TEST(Prefault, FreshMemoryIsPrefaultedAndReusedMemoryOnlyProbedNowAndThen) {
   fresh_call(8);
   ASSERT_LE(next, n);
   munmap(p, n * size);
+}
+
+// Small blocks packed in fresh pages: the one found fresh gets the pages after it prefaulted
+// too, and the blocks that follow inside them cost no probe.
+TEST(Prefault, AheadCoversTheBlocksThatFollow) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t block = page + page / 4;  // blocks that straddle pages
+  const size_t ahead = 16 * page;
+  const size_t size = 64 * page;
+  unsigned char* p = MapWithPrefaultedFirstPage(size);
+  if (p == nullptr) GTEST_SKIP() << kNoPrefault;
+  // The thread's backoff may be anything after other tests: fresh blocks end it.
+  unsigned char* at = p + page;
+  for (unsigned i = 0; i <= kPrefaultProbeEvery && !PageResident(at + block - 1); ++i) {
+    PrefaultIfFresh(at, block, ahead);
+    if (!PageResident(at + block - 1)) at += 2 * block;
+  }
+  ASSERT_TRUE(PageResident(at + block - 1));
+  ASSERT_LT(at + ahead, p + size);
+  EXPECT_EQ(ResidentPages(at, ahead), 16u);  // the block and what follows it
+  EXPECT_FALSE(PageResident(at + ahead + page));
+  munmap(p, size);
+}
+
+// A range ahead that runs into a mapping that cannot be populated (an inaccessible guard,
+// as past the end of an allocator's mapping) still prefaults the block, and prefaulting goes
+// on working afterwards.
+TEST(Prefault, AheadIntoAGuardStillPrefaultsTheBlock) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t size = 64 * page;
+  unsigned char* p = MapWithPrefaultedFirstPage(size);
+  if (p == nullptr) GTEST_SKIP() << kNoPrefault;
+  ASSERT_EQ(mprotect(p + 32 * page, 8 * page, PROT_NONE), 0);
+  // Fresh blocks until the thread's backoff (from other tests) is over and one is prefaulted;
+  // each one's range ahead reaches the guard.
+  unsigned char* at = p + 16 * page;
+  for (unsigned i = 0; i <= kPrefaultProbeEvery && !PageResident(at); ++i) {
+    PrefaultIfFresh(at, page, 24 * page);
+    if (!PageResident(at)) at += page;
+  }
+  ASSERT_LT(at, p + 32 * page);
+  EXPECT_TRUE(PageResident(at));
+  EXPECT_TRUE(PrefaultPages(p + 48 * page, page));
+  EXPECT_TRUE(PageResident(p + 48 * page));
+  munmap(p, size);
 }
 
 }  // namespace

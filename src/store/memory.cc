@@ -60,6 +60,10 @@ namespace {
 // whatever the arena). 0: plain malloc.
 int g_value_flags = 0;
 }  // namespace
+#else
+namespace {
+constexpr int g_value_flags = 0;  // no values' arena: values on 4 KB pages
+}  // namespace
 #endif
 
 void* ZMallocValue(size_t n) {
@@ -72,7 +76,17 @@ void* ZMallocValue(size_t n) {
 #endif
   if (p == nullptr) p = ZMalloc(n);
   // The value is written whole right after: on a growing dataset its pages are all fresh.
-  if (n >= kPrefaultMin) PrefaultIfFresh(p, n);
+  // Values below kPrefaultMin on 4 KB pages (no values' arena) are packed several to a run of
+  // pages, so the kPrefaultAhead bytes from a fresh one are prefaulted with it, where the next
+  // ones will go (a fault costs this VM about twice a page prefaulted in a batch; 1 KB SET on
+  // a growing key space 1.3x -> 1.75x Valkey). Larger values each have pages of their own, and
+  // prefaulting ahead of them made pages no value used (+16% RSS at 16 KB). On huge pages a
+  // fault maps 2 MiB at once.
+  if (n >= kPrefaultMin) {
+    PrefaultIfFresh(p, n);
+  } else if (g_value_flags == 0 && n >= kValueArenaMin) {
+    PrefaultIfFresh(p, n, kPrefaultAhead);
+  }
   return p;
 }
 
