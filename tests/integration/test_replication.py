@@ -24,12 +24,17 @@ def stats(r):
     return r.info("stats")
 
 
+def wait_link_up(r):
+    # A sanitizer build with io-threads 4, on CPUs a background build shares, once took over
+    # 10 s to bring the link up (CI of 3b103d6); so did a Release build while the sanitizer
+    # build ran beside the tests (CI of d1d2e30).
+    wait_for(lambda: repl_info(r).get("master_link_status") == "up", timeout=30)
+
+
 def attach(replica, primary):
     r = replica.client()
     assert r.replicaof("127.0.0.1", primary.port) in (True, "OK")
-    # As the tests below: a sanitizer build with io-threads 4, on CPUs a background build
-    # shares, once took over 10 s to bring the link up (CI of 3b103d6).
-    wait_for(lambda: repl_info(r).get("master_link_status") == "up", timeout=30)
+    wait_link_up(r)
     return r
 
 
@@ -247,7 +252,7 @@ def test_killed_replica_restarts_with_a_partial_resync(start_server):
         p.set(f"k{i}", i)
     replica = start_server("--replicaof", f"127.0.0.1 {primary.port}")
     r = replica.client()
-    wait_for(lambda: repl_info(r).get("master_link_status") == "up")
+    wait_link_up(r)
     assert p.wait(1, 5000) == 1
     replica.expect_crash = True
     replica.kill()
@@ -256,7 +261,7 @@ def test_killed_replica_restarts_with_a_partial_resync(start_server):
     replica.expect_crash = False
     replica.start()
     r = replica.client()
-    wait_for(lambda: repl_info(r).get("master_link_status") == "up")
+    wait_link_up(r)
     assert p.wait(1, 5000) == 1
     caught_up(p, r)
     assert r.dbsize() == 120
@@ -279,7 +284,7 @@ def test_replica_stopped_past_the_backlog_needs_a_full_sync(start_server):
     finally:
         os.kill(replica.pid, signal.SIGCONT)
     wait_for(lambda: stats(p)["sync_full"] == 2, timeout=15)
-    wait_for(lambda: repl_info(r).get("master_link_status") == "up")
+    wait_link_up(r)
     assert p.wait(1, 5000) == 1
     assert r.get("k99") == "x" * 1000
 
