@@ -128,8 +128,9 @@ Connection::ReadResult Connection::Read(size_t room) {
 }
 
 Connection::ReadResult Connection::ReadBigArg() {
-  // The argument's remaining bytes and, in the same call, the start of what follows it (at
-  // most kAfterBigArgRead bytes) into the input: a stream of big values costs one read each.
+  // The argument's remaining bytes and, in the same call, what follows it into the input: at
+  // most kAfterBigArgRead bytes from kDirectArgMin (a stream of such values costs one read
+  // each, straight into place), up to kAfterMidArgRead below it (one read per several).
   if (in_start_ == in_end_) in_start_ = in_end_ = 0;
   const size_t after = big_len_ >= kDirectArgMin ? kAfterBigArgRead : kAfterMidArgRead;
   ReserveInput(after);
