@@ -55,7 +55,8 @@ void PrefaultIfFresh(void* p, size_t size, size_t ahead) {
   // kPrefaultProbeEvery - 1), and probes every call again once one finds fresh memory: a
   // growing dataset that also overwrites some keys reuses their freed memory now and then, and
   // a fixed skip after each reuse left most of its fresh allocations to fault page by page.
-  // Allocations inside the range the last prefault covered cost nothing and change nothing.
+  // Allocations inside the range ahead the last prefault covered cost nothing and change
+  // nothing.
   thread_local unsigned skip = 0;
   thread_local unsigned backoff = 0;
   thread_local uintptr_t done_begin = 0, done_end = 0;
@@ -84,10 +85,9 @@ void PrefaultIfFresh(void* p, size_t size, size_t ahead) {
   if (ahead > size && Populate(p, ahead) == 0) {
     done_begin = begin;
     done_end = begin + ahead;
-  } else if (PrefaultPages(p, size)) {
-    done_begin = begin;
-    done_end = begin + size;
+    return;
   }
+  PrefaultPages(p, size);
 }
 
 }  // namespace vireo

@@ -17,10 +17,11 @@ namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
 // Input buffers larger than this are released once drained, so a client that once sent a
-// big argument does not keep its memory.
+// long pipeline does not keep its memory; up to it they are kept, which a pipeline of
+// mid-size values read after a big argument (Connection::kAfterMidArgRead) needs.
 constexpr size_t kKeepInputCapacity = 8 * kReadChunk;
-// A stream of big commands (SET of 16 KB values, pipelined) leaves a partial command at the
-// end of nearly every read. Sliding it to the front before the next read copied about one
+// A stream of commands with values below Connection::kBigArgMin (SET of 4 KB values,
+// pipelined) leaves a partial command at the end of nearly every read. Sliding it to the front before the next read copied about one
 // value per command; the buffer grows instead, up to this, while the unconsumed bytes are more
 // than an eighth of it, so the slides that remain move a small part of what is read.
 constexpr size_t kGrowRatherThanSlide = 16 * kReadChunk;
@@ -132,7 +133,8 @@ Connection::ReadResult Connection::ReadBigArg() {
   // most kAfterBigArgRead bytes from kDirectArgMin (a stream of such values costs one read
   // each, straight into place), up to kAfterMidArgRead below it (one read per several).
   if (in_start_ == in_end_) in_start_ = in_end_ = 0;
-  const size_t after = big_len_ >= kDirectArgMin ? kAfterBigArgRead : kAfterMidArgRead;
+  const bool direct = big_len_ >= kDirectArgMin;
+  const size_t after = direct ? kAfterBigArgRead : kAfterMidArgRead;
   ReserveInput(after);
   const size_t want = big_len_ - big_fill_;
   iovec iov[2] = {{big_ + kBigArgHeadroom + big_fill_, want},
@@ -147,8 +149,7 @@ Connection::ReadResult Connection::ReadBigArg() {
   in_end_ += static_cast<size_t>(n) - to_big;
   bytes_read_ += static_cast<uint64_t>(n);
   // Completed with nothing after it yet: the next read is the short one.
-  after_big_arg_ =
-      big_fill_ == big_len_ && static_cast<size_t>(n) == to_big && big_len_ >= kDirectArgMin;
+  after_big_arg_ = direct && big_fill_ == big_len_ && static_cast<size_t>(n) == to_big;
   return ReadResult::kData;
 }
 
