@@ -405,6 +405,27 @@ void Server::MaybeReadBigArg(Client* c) {
   return true;
 }
 
+[[gnu::noinline]] bool Server::FlushWithinPass(Client* c, size_t* flush_at) {
+  if (io_pool_ != nullptr) {
+    *flush_at = SIZE_MAX;
+    return true;
+  }
+  // As at the end of a turn, the AOF is written (and fsynced per policy) before any reply
+  // leaves.
+  if (aof_ != nullptr) aof_->BeforeReplies();
+  switch (c->conn.Flush()) {
+    case Connection::WriteResult::kDone:
+      return true;
+    case Connection::WriteResult::kPending:
+      *flush_at = SIZE_MAX;  // the end of the turn watches for writability
+      return true;
+    case Connection::WriteResult::kError:
+      break;
+  }
+  CloseClientAsync(c);
+  return false;
+}
+
 RequestParser::Result Server::ParseWithBigArg(Client* c, const ParserLimits& limits,
                                               size_t* consumed, size_t* request_extra) {
   if (!c->parser.InProgress()) {
@@ -464,6 +485,7 @@ void Server::ProcessInput(Client* c) {
     c->io_hashed = false;
   }
   int big_arg_reads = 0;
+  size_t flush_at = kFlushWithinPass;
   while (c->conn.InputSize() > 0 && !(c->flags & (kClientCloseAfterReply | kClientCloseAsap |
                                                   kClientPaused | kClientBlocked))) {
     if (limits.authenticated != c->authenticated) {
@@ -589,6 +611,9 @@ void Server::ProcessInput(Client* c) {
     c->conn.ConsumeInput(consumed);
     c->args.clear();
     ahead_off = ahead_off > consumed ? ahead_off - consumed : 0;
+    if (c->conn.Output()->size() >= flush_at) [[unlikely]] {
+      if (!FlushWithinPass(c, &flush_at)) break;
+    }
   }
   // A big argument whose command has run (unless SET kept it as the value).
   if (c->conn.HasBigArg() && !c->parser.InProgress()) [[unlikely]] c->conn.ReleaseBigArg();

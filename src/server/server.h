@@ -365,6 +365,16 @@ class Server {
   // answered in one pass, within a budget of kBigArgReadsPerPass reads (*reads counts them).
   static constexpr int kBigArgReadsPerPass = 16;
   bool ReadMoreOfBigArg(Client* c, int* reads);
+  // Replies a pass has piled up to kFlushWithinPass bytes go out before its next command runs
+  // (without I/O threads, which do the writing then): a pipeline of large values would
+  // otherwise grow the output buffer to the whole pass's replies (-P 16 of 16 KB values: a
+  // 512 KB buffer, each new client faulting in 190 pages on its first pass, a fifth of a
+  // short GET run's time); at this size it stays within 128 KB, for the cost of a send per
+  // 64 KB. Once a send is short (the client reads slowly) or I/O threads write, *flush_at
+  // turns SIZE_MAX for the rest of the pass. False when the connection failed (the client is
+  // closing).
+  static constexpr size_t kFlushWithinPass = 64 * 1024;
+  bool FlushWithinPass(Client* c, size_t* flush_at);
   // Whether c's unparsed input is past client-query-buffer-limit (logged and counted then; the
   // caller closes it).
   bool QueryBufferOverLimit(Client* c);
