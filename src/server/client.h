@@ -130,6 +130,9 @@ struct Client {
   // wait for.
   int64_t woff = 0;
   bool watching_writable = false;
+  // Its pass ended at the pass budget with commands left in its input (Server::kPassBudget):
+  // they run first in the next turn, before its socket is read again.
+  bool yielded = false;
   std::unique_ptr<BlockState> block;  // set while the client waits on keys
   std::unique_ptr<ClientSubscriptions> subs;  // Pub/Sub subscriptions, once it subscribed
   std::unique_ptr<MultiState> multi;  // MULTI queue and WATCHed keys, once it used either

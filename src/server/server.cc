@@ -177,7 +177,7 @@ bool Server::Init(std::string* error) {
   loop_.SetWaitLimit([this]() -> int64_t {
     int64_t deadline = blocking_.NextDeadline();
     int64_t limit = deadline == 0 ? -1 : std::max<int64_t>(0, deadline - NowMs());
-    if (replication_->transferring()) return int64_t{0};
+    if (replication_->transferring() || !yielded_.empty()) return int64_t{0};
     int64_t snapshot = CowSnapshot::WaitMs();
     return snapshot >= 0 && (limit < 0 || snapshot < limit) ? snapshot : limit;
   });
@@ -426,6 +426,31 @@ void Server::MaybeReadBigArg(Client* c) {
   return false;
 }
 
+[[gnu::noinline]] bool Server::YieldPass(Client* c) {
+  if (c->conn.InputSize() == 0 || c->yielded || (c->flags & kClientMaster) ||
+      c->migration != nullptr ||
+      (c->flags & (kClientCloseAfterReply | kClientCloseAsap | kClientPaused | kClientBlocked))) {
+    return false;
+  }
+  c->yielded = true;
+  yielded_.push_back(c);
+  return true;
+}
+
+void Server::ResumeYielded() {
+  if (yielded_.empty()) return;
+  std::vector<Client*> batch;
+  batch.swap(yielded_);
+  const size_t saved = pass_budget_;
+  pass_budget_ = batch.size() + io_reads_.size() > 1 ? kPassBudget : SIZE_MAX;
+  for (Client* c : batch) {
+    if (clients_.count(c->id) == 0) continue;  // freed (FreeClient drops it from yielded_ too)
+    c->yielded = false;
+    ProcessInput(c);
+  }
+  pass_budget_ = saved;
+}
+
 RequestParser::Result Server::ParseWithBigArg(Client* c, const ParserLimits& limits,
                                               size_t* consumed, size_t* request_extra) {
   if (!c->parser.InProgress()) {
@@ -486,6 +511,7 @@ void Server::ProcessInput(Client* c) {
   }
   int big_arg_reads = 0;
   size_t flush_at = kFlushWithinPass;
+  size_t pass_bytes = 0;  // the large requests run in this pass
   while (c->conn.InputSize() > 0 && !(c->flags & (kClientCloseAfterReply | kClientCloseAsap |
                                                   kClientPaused | kClientBlocked))) {
     if (limits.authenticated != c->authenticated) {
@@ -614,6 +640,11 @@ void Server::ProcessInput(Client* c) {
     if (c->conn.Output()->size() >= flush_at) [[unlikely]] {
       if (!FlushWithinPass(c, &flush_at)) break;
     }
+    // Only large requests count: a read of small commands brings at most 16 KB of them.
+    if (consumed + request_extra >= kPassLargeRequest) [[unlikely]] {
+      pass_bytes += consumed + request_extra;
+      if (pass_bytes >= pass_budget_ && YieldPass(c)) break;
+    }
   }
   // A big argument whose command has run (unless SET kept it as the value).
   if (c->conn.HasBigArg() && !c->parser.InProgress()) [[unlikely]] c->conn.ReleaseBigArg();
@@ -727,6 +758,7 @@ void Server::FreeClient(Client* c) {
   drop(pending_writes_);
   drop(monitors_);
   drop(paused_clients_);
+  drop(yielded_);
   drop(to_close_);
   drop(unblocked_);
   delete c;

@@ -349,6 +349,19 @@ class Server {
   void QueueRead(Client* c);
   void RunQueuedReads();
   void DrainReadBatch();
+  // A client's pass over its input stops after kPassBudget bytes of requests when other
+  // clients are in the same batch (pass_budget_), and goes on in the next turn (yielded_),
+  // ahead of that turn's reads. A pass takes whatever one read brought (up to 128 KB after a
+  // mid-size value, Connection::kAfterMidArgRead), and every reply of a turn waits for the
+  // whole turn: 50 clients' pipelines of 16 KB values made turns of hundreds of commands, and
+  // the wait for a pipeline's first reply twice Valkey's, which reads 16 KB per client per
+  // turn. The budget keeps the large reads (one system call per several values) and bounds
+  // the turn instead.
+  static constexpr size_t kPassBudget = 64 * 1024;
+  static constexpr size_t kPassLargeRequest = 1024;  // smaller requests are not counted
+  // Marks c's pass as yielded (true) when it has commands left that would run now.
+  bool YieldPass(Client* c);
+  void ResumeYielded();
   // Prefetches the keys of the next commands of the batched clients from `from` on
   // (prefetch-batch-max-size of them) before any of those clients runs.
   void PrefetchReadBatch(size_t from);
@@ -451,6 +464,8 @@ class Server {
   std::vector<Client*> pending_writes_;
   std::vector<Client*> monitors_;
   std::vector<Client*> paused_clients_;
+  std::vector<Client*> yielded_;  // clients whose pass stopped at the budget (Client::yielded)
+  size_t pass_budget_ = SIZE_MAX;  // kPassBudget while a batch of several clients runs
   bool recheck_held_ = false;
   std::vector<Client*> to_close_;
   int64_t client_mem_total_ = 0;  // sum of clients' mem_accounted (maxmemory-clients)

@@ -22,7 +22,10 @@ void Server::StartIoThreads() {
   // Reads are batched with or without I/O threads: after the poll every readable client is
   // read (and its first commands parsed), the keys of all of their next commands are
   // prefetched, and only then do the commands run, so the batch's cache misses overlap.
-  loop_.SetAfterPoll([this] { RunQueuedReads(); });
+  loop_.SetAfterPoll([this] {
+    ResumeYielded();
+    RunQueuedReads();
+  });
   ApplyIoThreads();
 }
 
@@ -66,6 +69,8 @@ void Server::QueueRead(Client* c) {
   // Already in a batch whose results this thread has not run yet (a busy script's nested
   // poll): its bytes stay in the socket until then.
   if (c->flags & kClientIoQueued) return;
+  // Its yielded commands run first; the socket (level-triggered) is read after them.
+  if (c->yielded) return;
   c->flags |= kClientIoQueued;
   IoReadJob job;
   job.id = c->id;
@@ -101,7 +106,11 @@ void Server::RunQueuedReads() {
     for (size_t i = 0; i < io_running_.size(); ++i) RunReadJob(io_running_.data(), i);
   }
   prefetched_until_ = 0;
+  // (A busy script's nested batch ends the budget for the rest of the outer one: rare, and
+  // only fairness is lost.)
+  pass_budget_ = io_running_.size() > 1 ? kPassBudget : SIZE_MAX;
   DrainReadBatch();
+  pass_budget_ = SIZE_MAX;
 }
 
 void Server::PrefetchReadBatch(size_t from) {

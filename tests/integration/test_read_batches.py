@@ -2,6 +2,7 @@
 commands of up to prefetch-batch-max-size clients are prefetched together, then their
 commands run. Results must not depend on the batch size, and a client freed by an earlier
 command of the same batch (CLIENT KILL) must be skipped safely."""
+import itertools
 import platform
 import re
 import shutil
@@ -12,6 +13,8 @@ import time
 
 import pytest
 import redis
+
+from conftest import RawConnection
 
 # Prefetch instructions as objdump prints them: x86's prefetcht0/prefetchw..., ARM's prfm.
 _PREFETCH = re.compile(r"\t(prefetch\w*|prfm)\s")
@@ -148,3 +151,50 @@ def test_the_entry_prefetch_survives_the_optimizer(server_binary):
     for stage in ("PrefetchChain", "PrefetchPastHead"):
         own = any(stage in f for f in counts)
         assert own or look_ahead, f"no prefetch instruction for {stage}"
+
+
+def test_a_long_pass_yields_to_the_other_clients_of_its_batch(start_server):
+    """A read after a mid-size value takes up to 112 KB of a pipeline; the client's pass runs
+    64 KB of it (Server::kPassBudget) when other clients are in the same batch, then theirs
+    run, then it goes on in the next turn: two clients streaming 10 KB SETs take turns in
+    groups of at most 7 commands (MONITOR shows the order they ran in), where each used to
+    run every value its read brought (11) before the other's first. Every value lands."""
+    s = start_server("--enable-debug-command", "yes", "--io-threads", "1")
+    mon = s.raw()
+    assert mon.call("MONITOR") == "OK"
+    sleeper = s.raw()
+    sleeper.send(RawConnection.encode("DEBUG", "SLEEP", "2"))
+    time.sleep(0.2)
+    n = 24
+    values = {f"{name}{i}": bytes([97 + i]) * 10_000 for name in "ab" for i in range(n)}
+    senders = []
+    for name in "ab":
+        conn = socket.create_connection(("127.0.0.1", s.port))
+        data = b"".join(RawConnection.encode("SET", f"{name}{i}", values[f"{name}{i}"])
+                        for i in range(n))
+        t = threading.Thread(target=conn.sendall, args=(data,))
+        t.start()
+        senders.append((conn, t))
+    for _, t in senders:
+        t.join(timeout=1.5)  # sent, or the socket buffers are full: either way both wait
+    assert sleeper.read_reply() == "OK"
+    order = []
+    while len(order) < 2 * n:
+        line = mon.read_reply()
+        m = re.search(r'"SET" "([ab])\d+"', line)
+        if m:
+            order.append(m.group(1))
+    runs = [len(list(g)) for _, g in itertools.groupby(order)]
+    # The first pass of each is short (its read of 16 KB ends inside its second value).
+    assert max(runs) <= 8, order
+    for conn, t in senders:
+        t.join()
+        got = b""
+        while got.count(b"+OK\r\n") < n:
+            chunk = conn.recv(65536)
+            assert chunk
+            got += chunk
+        conn.close()
+    c = s.client(decode_responses=False)
+    for k, v in values.items():
+        assert c.get(k) == v
