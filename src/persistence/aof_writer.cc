@@ -268,6 +268,9 @@ void Aof::Flush(bool force) {
         "buffer without waiting for fsync to complete, this may slow down Valkey.");
   }
   postponed_since_s_ = 0;
+  // Valkey's latency events for the write: "aof-write", and what it ran beside.
+  const bool fsync_pending = everysec && worker_->FsyncPending();
+  const int64_t write_start_us = MonotonicUs();
   size_t written = 0;
   while (written < buf_.size()) {
     ssize_t n = write(fd_, buf_.data() + written, buf_.size() - written);
@@ -276,6 +279,18 @@ void Aof::Flush(bool force) {
       break;
     }
     written += static_cast<size_t>(n);
+  }
+  {
+    const int64_t us = MonotonicUs() - write_start_us;
+    const int64_t threshold = server_.config().latency_monitor_threshold;
+    const char* beside = "aof-write-alone";
+    if (fsync_pending) {
+      beside = "aof-write-pending-fsync";
+    } else if (rewrite_running() || BackgroundSaveRunning(server_)) {
+      beside = "aof-write-active-child";  // Valkey's child: here a background job's thread
+    }
+    server_.latency_monitor().Note(threshold, beside, us);
+    server_.latency_monitor().Note(threshold, "aof-write", us);
   }
   if (written < buf_.size()) {
     int err = errno == 0 ? ENOSPC : errno;
@@ -317,7 +332,11 @@ void Aof::Flush(bool force) {
   if (settings_.no_fsync_on_rewrite && rewrite_running()) return;
   if (settings_.fsync == AofFsync::kAlways) {
     // Before the replies of these commands go out.
-    if (fdatasync(fd_) != 0) {
+    const int64_t sync_start_us = MonotonicUs();
+    const int synced = fdatasync(fd_);
+    server_.latency_monitor().Note(server_.config().latency_monitor_threshold,
+                                   "aof-fsync-always", MonotonicUs() - sync_start_us);
+    if (synced != 0) {
       LogWarning(
           "Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. "
           "Exiting...",
@@ -439,14 +458,22 @@ void Aof::RewriteDone(bool ok, std::string why) {
   Flush(true);
   AofManifest next = manifest_;
   std::string base = AofNewBase(&next, settings_.filename, settings_.use_rdb_preamble);
-  if (rename(temp_base_.c_str(), Path(base).c_str()) != 0) {
+  // Each rename is Valkey's latency event "aof-rename".
+  auto timed_rename = [this](const std::string& from, const std::string& to) {
+    const int64_t start_us = MonotonicUs();
+    const int r = rename(from.c_str(), to.c_str());
+    server_.latency_monitor().Note(server_.config().latency_monitor_threshold, "aof-rename",
+                                   MonotonicUs() - start_us);
+    return r;
+  };
+  if (timed_rename(temp_base_, Path(base)) != 0) {
     fail(std::string("rename: ") + strerror(errno));
     return;
   }
   std::string incr;
   if (state_ == State::kWaitRewrite) {
     incr = AofNewIncr(&next, settings_.filename);
-    if (rename(Path(AofTempIncrName(settings_.filename)).c_str(), Path(incr).c_str()) != 0) {
+    if (timed_rename(Path(AofTempIncrName(settings_.filename)), Path(incr)) != 0) {
       unlink(Path(base).c_str());
       fail(std::string("rename: ") + strerror(errno));
       return;

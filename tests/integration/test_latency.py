@@ -254,3 +254,27 @@ def test_slowlog_redacts_secrets_and_names_clients(lr):
     assert by_cmd["set"][3] == ["set", "a", "b"]
     assert by_cmd["set"][4:] == ["?:0", ""]
     assert by_cmd["eval"][5] == "me"
+
+
+# ---- AOF latency events (Valkey's names), against the reference server where it is present
+
+@pytest.mark.parametrize("which", ["vireo", "valkey"])
+def test_aof_writes_are_latency_events(start_server, which):
+    """A write of the AOF buffer slower than the threshold is the event "aof-write" and one of
+    "aof-write-alone" / "-active-child" / "-pending-fsync" (what it ran beside): a 64 MB SET
+    is a 64 MB write, well past 1 ms."""
+    import os
+    from conftest import VALKEY_SERVER
+    binary = None
+    if which == "valkey":
+        if not os.path.exists(VALKEY_SERVER):
+            pytest.skip("needs the reference valkey-server in ../shared/reference/")
+        binary = VALKEY_SERVER
+    s = start_server("--appendonly", "yes", "--appendfsync", "no",
+                     "--latency-monitor-threshold", "1", binary=binary)
+    r = s.client()
+    r.set("big", "x" * (64 << 20))
+    events = {e[0] for e in r.execute_command("LATENCY", "LATEST")}
+    assert "aof-write" in events
+    assert events & {"aof-write-alone", "aof-write-active-child", "aof-write-pending-fsync"}
+    assert r.execute_command("LATENCY", "HISTORY", "aof-write")
