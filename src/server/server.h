@@ -351,7 +351,7 @@ class Server {
   void DrainReadBatch();
   // A client's pass over its input stops after kPassBudget bytes of requests when other
   // clients are in the same batch (pass_budget_), and goes on in the next turn (yielded_),
-  // ahead of that turn's reads. A pass takes whatever one read brought (up to 128 KB after a
+  // ahead of that turn's reads. A pass takes whatever one read brought (up to 112 KB after a
   // mid-size value, Connection::kAfterMidArgRead), and every reply of a turn waits for the
   // whole turn: 50 clients' pipelines of 16 KB values made turns of hundreds of commands, and
   // the wait for a pipeline's first reply twice Valkey's, which reads 16 KB per client per
