@@ -280,18 +280,14 @@ void Aof::Flush(bool force) {
     }
     written += static_cast<size_t>(n);
   }
-  {
-    const int64_t us = MonotonicUs() - write_start_us;
-    const int64_t threshold = server_.config().latency_monitor_threshold;
-    const char* beside = "aof-write-alone";
-    if (fsync_pending) {
-      beside = "aof-write-pending-fsync";
-    } else if (rewrite_running() || BackgroundSaveRunning(server_)) {
-      beside = "aof-write-active-child";  // Valkey's child: here a background job's thread
-    }
-    server_.latency_monitor().Note(threshold, beside, us);
-    server_.latency_monitor().Note(threshold, "aof-write", us);
+  const char* beside = "aof-write-alone";
+  if (fsync_pending) {
+    beside = "aof-write-pending-fsync";
+  } else if (rewrite_running() || BackgroundSaveRunning(server_)) {
+    beside = "aof-write-active-child";  // Valkey's child: here a background job's thread
   }
+  NoteLatency(beside, write_start_us);
+  NoteLatency("aof-write", write_start_us);
   if (written < buf_.size()) {
     int err = errno == 0 ? ENOSPC : errno;
     // A partial command would corrupt the file: cut it back to the last whole write.
@@ -334,8 +330,7 @@ void Aof::Flush(bool force) {
     // Before the replies of these commands go out.
     const int64_t sync_start_us = MonotonicUs();
     const int synced = fdatasync(fd_);
-    server_.latency_monitor().Note(server_.config().latency_monitor_threshold,
-                                   "aof-fsync-always", MonotonicUs() - sync_start_us);
+    NoteLatency("aof-fsync-always", sync_start_us);
     if (synced != 0) {
       LogWarning(
           "Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. "
@@ -439,6 +434,13 @@ bool Aof::StartRewrite(std::string* error) {
   return true;
 }
 
+void Aof::NoteLatency(const char* event, int64_t start_us) {
+  const int saved = errno;  // the callers report the system call's error after this
+  server_.latency_monitor().Note(server_.config().latency_monitor_threshold, event,
+                                 MonotonicUs() - start_us);
+  errno = saved;
+}
+
 void Aof::RewriteDone(bool ok, std::string why) {
   rewrite_.reset();
   last_rewrite_time_sec_ = (NowMs() - rewrite_start_ms_) / 1000;
@@ -462,8 +464,7 @@ void Aof::RewriteDone(bool ok, std::string why) {
   auto timed_rename = [this](const std::string& from, const std::string& to) {
     const int64_t start_us = MonotonicUs();
     const int r = rename(from.c_str(), to.c_str());
-    server_.latency_monitor().Note(server_.config().latency_monitor_threshold, "aof-rename",
-                                   MonotonicUs() - start_us);
+    NoteLatency("aof-rename", start_us);
     return r;
   };
   if (timed_rename(temp_base_, Path(base)) != 0) {

@@ -89,6 +89,8 @@ class Aof : public PropagationSink {
   bool EnsureDir(std::string* error);
   // WAITAOF: picks up the background fsyncs that finished; records a new fsynced offset.
   void NoteFsynced();
+  // Valkey's latency event `event` for what ran since start_us (errno kept for the caller).
+  void NoteLatency(const char* event, int64_t start_us);
   void SetFsyncedReploff(int64_t reploff);
 
   Server& server_;

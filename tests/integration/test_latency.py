@@ -4,10 +4,13 @@ parts of SLOWLOG that redis-server 7.0 has beyond the basics (redaction, script 
 Latency events are made with DEBUG SLEEP 0.02 under latency-monitor-threshold 10: the tests
 only check that an event exists, never how long anything took."""
 
+import os
 import re
 
 import pytest
 import redis
+
+from conftest import VALKEY_SERVER
 
 # valkey-server 8.0.1's texts (Redis 7.0's talk to Dave at more length).
 DISABLED = (
@@ -263,8 +266,6 @@ def test_aof_writes_are_latency_events(start_server, which):
     """A write of the AOF buffer slower than the threshold is the event "aof-write" and one of
     "aof-write-alone" / "-active-child" / "-pending-fsync" (what it ran beside): a 64 MB SET
     is a 64 MB write, well past 1 ms."""
-    import os
-    from conftest import VALKEY_SERVER
     binary = None
     if which == "valkey":
         if not os.path.exists(VALKEY_SERVER):
