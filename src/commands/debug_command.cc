@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/numbers.h"
 #include "persistence/aof_loader.h"
+#include "persistence/aof_writer.h"
 #include "persistence/snapshot.h"
 #include "server/server.h"
 #include "store/value.h"
@@ -275,6 +276,18 @@ void DebugLoadAof(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// DEBUG AOF-FSYNC-DELAY <ms> (Vireo's): the AOF's background fsyncs start <ms> later, as on
+// a disk that is behind.
+void DebugAofFsyncDelay(CommandContext& ctx) {
+  int64_t ms = 0;
+  if (!ParseInt64(ctx.arg(2), &ms) || ms < 0 || ms > 600000) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  ctx.server.aof()->SetDebugFsyncDelay(static_cast<int>(ms));
+  ctx.reply.Ok();
+}
+
 void DebugHelp(CommandContext& ctx) {
   ReplyHelp(ctx.reply, ctx.arg(0),
             {"DIGEST", "    Output a hex signature representing the current DB content.",
@@ -314,6 +327,7 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"error", 3, 3, DebugError},
     {"reload", 2, 2, DebugReload},
     {"loadaof", 2, 2, DebugLoadAof},
+    {"aof-fsync-delay", 3, 3, DebugAofFsyncDelay},
 };
 
 // DEBUG subcommand [arg ...]

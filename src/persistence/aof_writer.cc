@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -48,6 +49,8 @@ class AofWorker {
   bool FsyncPending() const { return fsyncs_.load(std::memory_order_acquire) > 0; }
   // The errno of a failed fsync since the last call, 0 if none.
   int TakeError() { return error_.exchange(0); }
+  // DEBUG AOF-FSYNC-DELAY: each fsync starts this much later (tests of a slow disk).
+  void set_fsync_delay_ms(int ms) { fsync_delay_ms_.store(ms, std::memory_order_relaxed); }
 
  private:
   struct Job {
@@ -75,6 +78,9 @@ class AofWorker {
       if (job.kind == Job::kUnlink) {
         unlink(job.path.c_str());
       } else {
+        if (int delay = fsync_delay_ms_.load(std::memory_order_relaxed); delay > 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+        }
         if (fdatasync(job.fd) != 0 && errno != EINVAL) {
           error_.store(errno);
         } else if (job.reploff > fsynced_reploff_.load(std::memory_order_relaxed)) {
@@ -93,6 +99,7 @@ class AofWorker {
   bool stop_ = false;
   std::atomic<int> fsyncs_{0};
   std::atomic<int> error_{0};
+  std::atomic<int> fsync_delay_ms_{0};
   std::atomic<int64_t> fsynced_reploff_{-1};
   std::thread thread_;
 };
@@ -157,7 +164,10 @@ bool Aof::EnsureDir(std::string* error) {
     }
     manifest_loaded_ = true;
   }
-  if (worker_ == nullptr) worker_ = std::make_unique<AofWorker>();
+  if (worker_ == nullptr) {
+    worker_ = std::make_unique<AofWorker>();
+    worker_->set_fsync_delay_ms(debug_fsync_delay_ms_);
+  }
   return true;
 }
 
@@ -254,9 +264,12 @@ void Aof::Flush(bool force) {
     NoteFsynced();
     return;
   }
-  if (everysec && !force && worker_->FsyncPending()) {
-    // The disk is behind: hold the write (a write would wait for the fsync in the kernel)
-    // for up to 2 seconds, then write anyway.
+  if (everysec && !force && worker_->FsyncPending() && buf_.size() < kWriteAheadBytes) {
+    // The disk is behind: hold the write (a write may wait for the fsync in the kernel)
+    // for up to 2 seconds, then write anyway. Not past kWriteAheadBytes: a buffer held
+    // through a long fsync grew to hundreds of MB, and its one write then held the
+    // execution thread for up to 300 ms (an append does not wait for a running fdatasync
+    // on Linux; writing it in 1 MB steps costs the same and stalls no one).
     if (postponed_since_s_ == 0) {
       postponed_since_s_ = now_s;
       return;
@@ -432,6 +445,11 @@ bool Aof::StartRewrite(std::string* error) {
   rewrite_start_ms_ = NowMs();
   rewrite_scheduled_ = false;
   return true;
+}
+
+void Aof::SetDebugFsyncDelay(int ms) {
+  debug_fsync_delay_ms_ = ms;
+  if (worker_ != nullptr) worker_->set_fsync_delay_ms(ms);
 }
 
 void Aof::NoteLatency(const char* event, int64_t start_us) {

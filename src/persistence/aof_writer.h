@@ -2,8 +2,8 @@
 // in `appenddirname`. The propagated stream (server/propagate.h) is appended to a buffer; the
 // buffer is written before replies go out each event-loop turn, and fsynced per
 // `appendfsync`: always (on the execution thread, before the replies), everysec (on a
-// background thread, at most once a second; while an fsync is still running a write waits up
-// to 2 s, then goes ahead and counts aof_delayed_fsync), or no. A rewrite opens a new
+// background thread, at most once a second; while an fsync is still running a write of less
+// than kWriteAheadBytes waits up to 2 s, then goes ahead and counts aof_delayed_fsync), or no. A rewrite opens a new
 // incremental file, writes a new base of the dataset in the background (an AofRewriteJob,
 // aof_rewrite.h: fork-less with the RDB preamble), then swaps the manifest and deletes the
 // superseded files. Execution thread only, except the
@@ -75,6 +75,10 @@ class Aof : public PropagationSink {
   // REPLCONF ACK ... FACK); -1 while the AOF is off or nothing has been fsynced.
   int64_t fsynced_reploff() const { return state_ == State::kOn ? fsynced_reploff_ : -1; }
 
+  // DEBUG AOF-FSYNC-DELAY <ms>: background fsyncs start this much later (tests of a disk
+  // that is behind). 0: none.
+  void SetDebugFsyncDelay(int ms);
+
   // INFO persistence's aof_* fields.
   void RenderInfo(std::string* out) const;
 
@@ -115,6 +119,7 @@ class Aof : public PropagationSink {
   bool last_write_ok_ = true;
   std::string last_write_error_;
   std::unique_ptr<AofWorker> worker_;
+  int debug_fsync_delay_ms_ = 0;
   // Rewrite.
   std::unique_ptr<AofRewriteJob> rewrite_;
   int64_t rewrite_start_ms_ = 0;

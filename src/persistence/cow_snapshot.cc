@@ -24,8 +24,8 @@ namespace {
 // The walk pauses while this much output waits for the writer thread (its memory is the
 // snapshot's extra memory; keys saved ahead of a change are queued regardless).
 constexpr size_t kMaxQueuedBytes = 8u << 20;
-// Written data is synced every so many bytes, as Valkey's rdb-save-incremental-fsync, so the
-// final fsync never has gigabytes to flush at once.
+// Written data goes to disk every so many bytes (WritebackPacer), as Valkey's
+// rdb-save-incremental-fsync, so the final fsync never has gigabytes to flush at once.
 constexpr size_t kSyncEveryBytes = 4u << 20;
 // Buckets walked between clock readings.
 constexpr size_t kBucketsPerStep = 16;
@@ -358,7 +358,7 @@ bool CowSnapshot::Consume(std::string* bytes) {
 
 void CowSnapshot::WriterMain() {
   uint64_t crc = 0;
-  size_t unsynced = 0;
+  WritebackPacer pacer(kSyncEveryBytes);
   bool failed = false;
   // The first failure is published at once, so the walk stops producing output.
   auto fail = [&](const std::string& what) {
@@ -449,11 +449,7 @@ void CowSnapshot::WriterMain() {
         fail(e);
       } else {
         bytes_written_.fetch_add(chunk.size(), std::memory_order_relaxed);
-        unsynced += chunk.size();
-        if (!to_sockets && unsynced >= kSyncEveryBytes) {
-          fdatasync(fd_);
-          unsynced = 0;
-        }
+        if (!to_sockets && !pacer.Wrote(fd_, chunk.size())) fail(strerror(errno));
       }
     }
     queued_bytes_.fetch_sub(queued, std::memory_order_relaxed);

@@ -56,4 +56,24 @@ bool WriteFileAtomically(const std::string& path, const std::string& text, std::
   return true;
 }
 
+bool WritebackPacer::Wrote(int fd, size_t n) {
+  written_ += static_cast<off_t>(n);
+  if (written_ - started_ < step_) return true;
+  if (sync_file_range(fd, started_, written_ - started_, SYNC_FILE_RANGE_WRITE) != 0) {
+    // A file system without it (EINVAL/ESPIPE, say): an fsync paces as well, at its cost.
+    if (errno != EINVAL && errno != ESPIPE && errno != ENOSYS) return false;
+    started_ = waited_ = written_;
+    return fdatasync(fd) == 0 || errno == EINVAL;
+  }
+  if (started_ > waited_ &&
+      sync_file_range(fd, waited_, started_ - waited_,
+                      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                          SYNC_FILE_RANGE_WAIT_AFTER) != 0) {
+    return false;
+  }
+  waited_ = started_;
+  started_ = written_;
+  return true;
+}
+
 }  // namespace vireo
