@@ -3,10 +3,10 @@
 // buffer is written before replies go out each event-loop turn, and fsynced per
 // `appendfsync`: always (on the execution thread, before the replies), everysec (on a
 // background thread, at most once a second; while an fsync is still running a write of less
-// than kWriteAheadBytes waits up to 2 s, then goes ahead and counts aof_delayed_fsync), or no. A rewrite opens a new
-// incremental file, writes a new base of the dataset in the background (an AofRewriteJob,
-// aof_rewrite.h: fork-less with the RDB preamble), then swaps the manifest and deletes the
-// superseded files. Execution thread only, except the
+// than kWriteAheadBytes waits up to 2 s, then goes ahead and counts aof_delayed_fsync), or
+// no. A rewrite opens a new incremental file, writes a new base of the dataset in the
+// background (an AofRewriteJob, aof_rewrite.h: fork-less with the RDB preamble), then swaps
+// the manifest and deletes the superseded files. Execution thread only, except the
 // background fsync worker, which sees file descriptors only.
 #pragma once
 

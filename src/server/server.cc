@@ -1277,7 +1277,12 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   if (slot_stats) [[unlikely]] stats_call = BeginSlotStats(c, spec, outer, reply_out, reply_before);
   spec->handler(ctx);
   if (propagating) [[unlikely]] {
+    // Feeding the AOF (and writing it ahead past 1 MB, Aof::UnitDone) and the replicas is
+    // not the command's time, as in Valkey: the slow log and the "command" latency event
+    // leave it out.
+    const int64_t leave_us = MonotonicUs();
     propagator_.Leave(&frame, c->db_index, args, dirty_ > dirty_before);
+    start += MonotonicUs() - leave_us;
     if (outer == nullptr && replication_->offset() != offset_before) {
       c->woff = replication_->offset();
     }
