@@ -1299,7 +1299,7 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   }
   // Monitors see a command once, after its first run (so SELECT shows the new db; a command
   // that blocked, when it arrived), never admin ones: as Valkey 8.
-  if (!(spec->flags & (kCmdSkipMonitor | kCmdAdmin)) && !monitors_.empty() && rerunning_ != c) {
+  if (!monitors_.empty() && !(spec->flags & (kCmdSkipMonitor | kCmdAdmin)) && rerunning_ != c) {
     FeedMonitors(c, args);
   }
   // A command that started waiting is counted and logged when it finally completes.
@@ -1315,9 +1315,11 @@ void Server::Call(Client* c, const CommandSpec* spec, int64_t start) {
   spec->stats.usec += static_cast<uint64_t>(duration);
   TrackCommandLatency(config_, latency_monitor_, *spec, duration);
   // Error replies of the commands this one ran (EXEC's queue) failed those, not this one.
-  uint64_t errors = stats_.total_error_replies - errors_before;
-  if (errors > nested_errors_ - nested_before) ++spec->stats.failed_calls;
-  nested_errors_ = nested_before + errors;
+  // Without any, nested_errors_ is still nested_before (what every nested call left it at).
+  if (uint64_t errors = stats_.total_error_replies - errors_before; errors != 0) [[unlikely]] {
+    if (errors > nested_errors_ - nested_before) ++spec->stats.failed_calls;
+    nested_errors_ = nested_before + errors;
+  }
   ++stats_.total_commands_processed;
   // CLIENT LIST tot-cmds: a script's commands count for its caller, as in Valkey.
   ++(outer != nullptr ? outer : c)->commands;

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <utility>
 
+#include "common/prefetch.h"
+
 namespace vireo {
 
 enum class ObjType : uint8_t { kString = 0, kList, kSet, kZSet, kHash, kStream };
@@ -129,6 +131,13 @@ struct Entry {
   }
   // Requires HasExpireField(); Db::SetExpire is the keyspace's way to change an expiry.
   void StoreExpire(int64_t ms) { std::memcpy(ExpireSlot(), &ms, sizeof(ms)); }
+
+  // The pipelined look-ahead (HashTable::PrefetchPastHead), a command before this entry's:
+  // a long string's blob header, where GET reads the length and starts copying, a miss on
+  // a dataset past the caches.
+  void PrefetchValue() const {
+    if (encoding() == Encoding::kRaw) PrefetchRead(str);
+  }
 
   ObjType type() const { return static_cast<ObjType>(meta & 0x7); }
   Encoding encoding() const { return static_cast<Encoding>((meta >> 4) & 0xF); }

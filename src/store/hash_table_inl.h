@@ -83,6 +83,13 @@ inline bool KeyEquals(const Node* node, std::string_view key) {
   return k.size() == key.size() && BytesEqual(k.data(), key.data(), key.size());
 }
 
+// What a command on a node reads first beyond the node itself, where the node type names it
+// (the keyspace's Entry: a long string's blob): requested when the look-ahead finds the key.
+template <typename Node>
+inline void PrefetchPayload(const Node* node) {
+  if constexpr (requires { node->PrefetchValue(); }) node->PrefetchValue();
+}
+
 template <typename Node>
 inline Node* FindInChain(Node* node, std::string_view key) {
   for (; node != nullptr; node = NextOf(node)) {
@@ -180,9 +187,14 @@ template <typename Node>
                                                                       uint64_t hash) const {
   using hash_table_internal::KeyEquals;
   using hash_table_internal::NextOf;
+  using hash_table_internal::PrefetchPayload;
   if (buckets_[0] == nullptr) return;
   auto past = [key](const Node* head) {
-    if (head == nullptr || KeyEquals(head, key)) return;
+    if (head == nullptr) return;
+    if (KeyEquals(head, key)) {
+      PrefetchPayload(head);
+      return;
+    }
     if (const Node* next = NextOf(head)) PrefetchNode(next);
   };
   const size_t index = hash & Mask(0);
