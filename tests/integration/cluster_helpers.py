@@ -88,15 +88,19 @@ def owned(c, slot):
 
 class WriteLoad:
     """`with WriteLoad(nodes) as load:` SETs key:N through a cluster client on a thread until
-    the block ends; load.written holds what was acknowledged, load.errors what failed."""
+    the block ends; load.written holds what was acknowledged, load.errors what failed. The
+    block starts once the first SET has been answered: making the cluster client takes a
+    while, and a short block (a reshard of 150 slots) could end before any write."""
 
     def __init__(self, nodes):
         self.written, self.errors = {}, []
         self._stop = threading.Event()
+        self._first = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(nodes,))
 
     def __enter__(self):
         self._thread.start()
+        self._first.wait(timeout=30)
         return self
 
     def __exit__(self, *exc):
@@ -112,4 +116,5 @@ class WriteLoad:
                 self.written[f"key:{i}"] = str(i)
             except Exception as exc:  # noqa: BLE001 - the test reports them
                 self.errors.append(repr(exc))
+            self._first.set()
             i += 1
