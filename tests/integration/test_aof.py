@@ -156,6 +156,9 @@ def test_writes_go_on_while_a_background_fsync_is_behind(start_server):
     s = start_aof(start_server)
     c = s.client()
     path = incr_file(s)
+    for bad in (["x"], ["-1"], ["600001"], [], ["1", "2"]):
+        with pytest.raises(redis.ResponseError):
+            c.execute_command("DEBUG", "AOF-FSYNC-DELAY", *bad)
     assert c.execute_command("DEBUG", "AOF-FSYNC-DELAY", "4000") == "OK"
     c.set("first", "v")
     assert wait_for(lambda: c.info("persistence")["aof_pending_bio_fsync"] == 1)

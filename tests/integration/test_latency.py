@@ -261,18 +261,22 @@ def test_slowlog_redacts_secrets_and_names_clients(lr):
 
 # ---- AOF latency events (Valkey's names), against the reference server where it is present
 
+def server_binary(which):
+    """None (Vireo) or the reference valkey-server; skips where it is absent."""
+    if which != "valkey":
+        return None
+    if not os.path.exists(VALKEY_SERVER):
+        pytest.skip("needs the reference valkey-server in ../shared/reference/")
+    return VALKEY_SERVER
+
+
 @pytest.mark.parametrize("which", ["vireo", "valkey"])
 def test_aof_writes_are_latency_events(start_server, which):
     """A write of the AOF buffer slower than the threshold is the event "aof-write" and one of
     "aof-write-alone" / "-active-child" / "-pending-fsync" (what it ran beside): a 64 MB SET
     is a 64 MB write, well past 1 ms."""
-    binary = None
-    if which == "valkey":
-        if not os.path.exists(VALKEY_SERVER):
-            pytest.skip("needs the reference valkey-server in ../shared/reference/")
-        binary = VALKEY_SERVER
     s = start_server("--appendonly", "yes", "--appendfsync", "no",
-                     "--latency-monitor-threshold", "1", binary=binary)
+                     "--latency-monitor-threshold", "1", binary=server_binary(which))
     r = s.client()
     r.set("big", "x" * (64 << 20))
     events = {e[0] for e in r.execute_command("LATENCY", "LATEST")}
@@ -286,14 +290,9 @@ def test_the_aof_write_is_not_the_command_s_time(start_server, which):
     """A command's time (slow log, the "command" event) ends before its AOF feed and write, as
     in Valkey (which writes in beforeSleep; Vireo writes ahead past 1 MB right after the
     command): the 128 MB SET is logged faster than the write of its AOF buffer took."""
-    binary = None
-    if which == "valkey":
-        if not os.path.exists(VALKEY_SERVER):
-            pytest.skip("needs the reference valkey-server in ../shared/reference/")
-        binary = VALKEY_SERVER
     s = start_server("--appendonly", "yes", "--appendfsync", "no",
                      "--latency-monitor-threshold", "1", "--slowlog-log-slower-than", "0",
-                     binary=binary)
+                     binary=server_binary(which))
     r = s.client()
     r.slowlog_reset()
     r.set("big", "x" * (128 << 20))
